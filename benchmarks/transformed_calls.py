@@ -25,7 +25,9 @@ A second table (:func:`more`) takes the other shapes of call against ``grad`` on
 function: a function of two numbers differentiated w.r.t. both (``jacobian``/``jacrev``, one
 pass; ``jacfwd``, a pass per argument; ``hessian``, four entries, against ``grad(grad)``'s
 one; ``vjp``), ``has_aux=True`` (``grad``, ``value_and_grad`` and ``vjp`` against the same
-function without its aux), and a dict of two numbers (a pytree).
+function without its aux), and a dict of two numbers (a pytree), and the same two numbers
+in a list, a tuple, a named tuple and a dataclass (``grad``, ``jacobian``, ``hessian`` and
+``vjp`` of each against its ``grad``; the Hessian's four entries take two forward passes).
 
 A third (:func:`floors`, ``--floors``) times what no API can go below on ``small``: a bare
 frame, a frame taking ``*args`` and keywords (the entry points' signature), and the same
@@ -44,6 +46,8 @@ and fourth tables; ``--floors``: the third alone; ``--aux``: the fourth alone).
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import math
 import sys
 import time
@@ -144,6 +148,23 @@ def dict_plain(x):  # the same output, no dict
 
 def tree(p):
     return math.sin(p["a"]) * p["b"] + p["a"] * p["b"]
+
+
+def seq_tree(p):  # the same of a list or tuple
+    return math.sin(p[0]) * p[1] + p[0] * p[1]
+
+
+def record_tree(p):  # the same of a named tuple or dataclass
+    return math.sin(p.a) * p.b + p.a * p.b
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+@dataclasses.dataclass
+class PairClass:
+    a: float
+    b: float
 
 
 def per_call(fn, seconds=0.05):
@@ -250,6 +271,14 @@ def more():
         "dict: hessian": lambda: ht(p),
         "dict: vjp": lambda: srcad.vjp(tree, p)[1](1.0),
     }
+    for group, fn, arg in (("list", seq_tree, [x, y]), ("tuple", seq_tree, (x, y)),
+                           ("namedtuple", record_tree, Pair(x, y)),
+                           ("dataclass", record_tree, PairClass(x, y))):
+        made = {"grad": srcad.grad(fn), "jacobian": srcad.jacobian(fn),
+                "hessian": srcad.hessian(fn)}
+        for api, d in made.items():
+            calls[f"{group}: {api}"] = lambda d=d, a=arg: d(a)
+        calls[f"{group}: vjp"] = lambda fn=fn, a=arg: srcad.vjp(fn, a)[1](1.0)
     best = timed(calls)
     refs = {"two: jacfwd": ("two: grad", 2), "two: hessian": ("two: grad(grad)", 4),
             "aux: grad has_aux": ("aux: grad", 1),

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from . import aux_calls, fast_calls, jacobians_batched, pipeline, pytrees
+from . import aux_calls, fast_calls, jacobians_batched, pipeline, pytrees, tree_keys
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import (
@@ -355,6 +355,7 @@ def _jvp_target(f, wrt, n):
 #: (f, wrt names) -> {:func:`srcad.specialise.plain_key` -> forward-mode function}, for calls
 #: passing all the parameters positionally: what jvp, hvp and jacfwd find first
 _jvp_fast = functions.ByFunction()
+_jvp_trees = functions.ByFunction()  # the same for containers, by tree_keys.call_key
 
 
 def _jvp_function(f, names, primals, backend="python"):
@@ -367,6 +368,12 @@ def _jvp_function(f, names, primals, backend="python"):
         known = fast.get(plain_key(primals))
         if known is not None and (not known.__srcad_reads__
                                   or not env.stale(known.__srcad_reads__)):
+            return known, primals
+    trees = _jvp_trees.get((f, names)) if backend == "python" else None
+    if trees is not None:  # containers, records: keyed by their structure (tree_keys)
+        known = trees.get(tree_keys.call_key(primals) if tree_keys.keyed_classes(
+            map(type, primals)) else None)
+        if known is not None and not env.stale(known.__srcad_reads__):
             return known, primals
     transformed = transformed_of(f) if is_transformed(f) else None
     user = transformed._user if transformed is not None else f
@@ -430,6 +437,14 @@ def _jvp_function(f, names, primals, backend="python"):
 def _remember_jvp(f, names, primals, fn, user):
     """Let the next call with arguments of the same kinds find ``fn`` by its plain key."""
     key = plain_key(primals)
+    if key is None and tree_keys.keyed_classes(map(type, primals)) and not any(
+            map(pytrees.has_records, primals)):  # (a record's code is wrapped: not kept)
+        key, trees = tree_keys.call_key(primals), _jvp_trees.get((f, names))
+        if trees is None or len(trees) >= tree_keys.MOST:
+            trees = _jvp_trees[(f, names)] = {}
+        if key is not None:
+            trees[key] = fn
+        return
     if key is None or any(map(pytrees.has_records, primals)):
         return
     params = list(inspect.signature(user).parameters)
@@ -551,6 +566,7 @@ def clear_cache():
         _jvp_cache.clear()
         _jvp_targets.clear()
         _jvp_fast.clear()
+        _jvp_trees.clear()
         _vjps.clear()
         for table in fast_calls.TABLES:  # (and the fronts of vjp and jvp)
             table.clear()

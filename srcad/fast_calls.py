@@ -16,15 +16,19 @@ Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
 Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
 :mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts), :mod:`srcad.backend.call_fronts`
-(``vjp``'s and ``jvp``'s of numbers), :mod:`srcad.jacobian_leaves` (a tuple of numbers out)
-and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on
-it.
+(``vjp``'s and ``jvp``'s of numbers), :mod:`srcad.jacobian_leaves` (a tuple of numbers out),
+:mod:`srcad.tree_keys` (which classes are containers) and :mod:`srcad.fast_checks` (the
+tests of what the code read); :mod:`srcad.api` is built on it. A closure is kept for
+containers and records too (:func:`vjp_closure`): ``vjp``'s full path checks them by their
+classes alone, once, and the transformed functions the closure calls key them by their
+structure.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import tree_keys
 from .backend import call_fronts, dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
@@ -36,7 +40,7 @@ from .fast_checks import (  # noqa: F401 (read elsewhere)
     one_array,
     unchanged,
 )
-from .jacobian_leaves import number_columns
+from .jacobian_leaves import number_columns, two_columns
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -160,8 +164,8 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
     pullback of 1.0 of an output that is a number, or None). For floats and float arrays
     whose output was a number, ``value_and_grad`` (a function making ``called``'s
     value_and_grad) gives both at once instead (:func:`eager_vjp`)."""
-    if not plain_types(types):
-        return
+    if not plain_types(types) and not tree_keys.keyed_classes(types):
+        return  # (containers: the full path too checks them by their classes alone, once)
     table = kept(VJPS, f, wrt)
     if table is None:
         return
@@ -558,6 +562,8 @@ def fwd_numbers(jac, types, fn, seeds):
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
         return result[0] if single else tuple(result)
 
+    if not single and len(types) == 2 and len(seeds) == 2 and all(len(t) == 2 for t in seeds):
+        return two_columns(fn, seeds, ok, fwd_numbers)  # (written out)
     return fwd_numbers
 
 

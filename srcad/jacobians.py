@@ -8,9 +8,10 @@ output; otherwise ``f``'s forward part once and its backward part a row at a tim
 ``vjp`` code a row at a time; the forward-mode code a column at a time) and calls them
 directly, so a call costs the passes it needs and little more.
 
-Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``), :mod:`srcad.backend.dispatch_fronts`
-(the function returned) and ``srcad.specialise`` (its
-own layer), ``srcad.core`` and ``srcad.errors``.
+Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``),
+:mod:`srcad.backend.dispatch_fronts` (the function returned), :mod:`srcad.jacobian_trees`
+(forward mode over trees) and ``srcad.specialise`` (its own layer), ``srcad.core`` and
+``srcad.errors``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from . import (
     api,
     fast_calls,
     fast_checks,
+    jacobian_trees,
     jacobians_batched,
     jacobians_standard,
     nested,
@@ -519,9 +521,18 @@ class _Jacobian:
         shaped like the ``wrt`` argument, each of its leaves an array of shape
         ``output leaf shape + argument leaf shape``, as JAX's ``jacrev``/``jacfwd`` give.
         Returned as a :class:`leaves.Whole` (``__call__`` returns it as it is)."""
+        if self.mode == "rev":  # (a number out: the gradient in the arguments' structure)
+            value = self.f(*args) if value is None else value
+            if self.vjp is None:
+                self.vjp = api._transform(self.f, self.index, "vjp")
+            made = leaves.number_rows(self.vjp, value, args, self.index, self.single)
+        else:  # (numbers in dicts, lists and tuples: their columns, in their structures)
+            made = jacobian_trees.numbers_fwd(self, args)
+        if made is not None:
+            return made
         ins = [pytrees.leaves(args[p]) for p in self.index]
         blocks = self._tree_rev(args, ins, value) if self.mode == "rev" else \
-            _tree_fwd(self, args, ins)
+            jacobian_trees.tree_fwd(self, args, ins)
         out_leaves, out_build, by_out = blocks
         per_out = []
         for j, leaf in enumerate(out_leaves):
@@ -539,12 +550,8 @@ class _Jacobian:
     def _tree_rev(self, args, ins, value):
         """A pullback per output element: by output leaf, ``wrt`` argument and its leaf, the
         rows stacked."""
-        if value is None:
-            value = self.f(*args)
-        out_leaves, out_build = pytrees.leaves(value)
+        out_leaves, out_build = pytrees.leaves(value)  # (value and vjp: made by _tree)
         leaves.check_leaves(out_leaves, "output")
-        if self.vjp is None:
-            self.vjp = api._transform(self.f, self.index, "vjp")
         zeros = [leaves.zero(leaf) for leaf in out_leaves]
         by_out = []
         for j, leaf in enumerate(out_leaves):
@@ -558,36 +565,3 @@ class _Jacobian:
                         rows[k][m].append(part)
             by_out.append([[np.stack(r) if r else r for r in per] for per in rows])
         return out_leaves, out_build, by_out
-
-
-def _tree_fwd(self, args, ins):  # (of _Jacobian)
-    """A tangent per input element: by output leaf, ``wrt`` argument and its leaf, the
-    columns stacked (last axis)."""
-    if self.names is None:
-        known = api._jvp_targets.get((self.f, self.index, len(args)))
-        self.target, _, self.names = known or api._jvp_target(self.f, self.index, len(args))
-    fn, full = api._jvp_function(self.target, self.names, args)
-    for in_leaves, _ in ins:
-        leaves.check_leaves(in_leaves, "argument")
-    zero_trees = [build([leaves.zero(leaf) for leaf in in_leaves]) for in_leaves, build in ins]
-    cols, value = [], None
-    for k, (in_leaves, in_build) in enumerate(ins):
-        cols.append([])
-        for m, leaf in enumerate(in_leaves):
-            found = []
-            for i in np.ndindex(*np.shape(leaf)):
-                parts = [leaves.zero(other) for other in in_leaves]
-                parts[m] = leaves.one_hot(leaf, i)
-                tangents = list(zero_trees)
-                tangents[k] = in_build(parts)
-                value, t = fn(*full, *tangents)
-                found.append(leaves.grad_leaves(t, pytrees.leaves(value)[0]))
-            cols[k].append(found)
-    if value is None:
-        value = self.f(*args)
-    out_leaves, out_build = pytrees.leaves(value)
-    leaves.check_leaves(out_leaves, "output")
-    by_out = [[[np.stack([c[j] for c in found], axis=-1) if found else np.zeros(0)
-                for found in cols[k]] for k in range(len(ins))]
-              for j in range(len(out_leaves))]
-    return out_leaves, out_build, by_out

@@ -51,13 +51,25 @@ def register_pytree(cls, flatten, unflatten):
     if not isinstance(cls, type):
         raise TypeError(f"register_pytree takes a class, got {cls!r}")
     _REGISTERED[cls] = (flatten, unflatten)
+    _KINDS.clear()
     plain_classes.REGISTERED.add(cls)  # (its objects may hold attributes besides the leaves)
+
+
+#: class -> whether its objects are records, and a dataclass's field names (a class's own
+#: facts, read once per class: registering a class starts again)
+_KINDS, _NAMES, _INIT = {}, {}, {}  # (_INIT: a dataclass's fields set by __init__)
 
 
 def is_record(value):
     cls = type(value)
-    return (cls in _REGISTERED or dataclasses.is_dataclass(value) and not isinstance(value, type)
-            or isinstance(value, tuple) and hasattr(cls, "_fields"))
+    known = _KINDS.get(cls)
+    if known is None:
+        if len(_KINDS) > 1000:  # (classes made on the fly: bounded)
+            for table in (_KINDS, _NAMES, _INIT):
+                table.clear()
+        known = _KINDS[cls] = (cls in _REGISTERED or dataclasses.is_dataclass(cls) and (
+            cls is not type) or issubclass(cls, tuple) and hasattr(cls, "_fields"))
+    return known
 
 
 def _fields_of(value):
@@ -66,7 +78,10 @@ def _fields_of(value):
         return dict(_REGISTERED[cls][0](value))
     if isinstance(value, tuple):
         return dict(zip(cls._fields, value))
-    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return {name: getattr(value, name) for name in names}
 
 
 _LEAVES = frozenset({float, int, complex, bool, type(None), np.ndarray, np.float64,
@@ -90,8 +105,8 @@ def flatten(value):
     records) read as the dict of its fields; ``value`` itself when it holds none."""
     if type(value) in _LEAVES:
         return value
-    if is_record(value):
-        return {k: flatten(v) for k, v in _fields_of(value).items()}
+    if is_record(value):  # (a leaf as it is: no call for it)
+        return {k: v if type(v) in _LEAVES else flatten(v) for k, v in _fields_of(value).items()}
     if type(value) in (list, tuple) and has_records(value):
         return type(value)(flatten(v) for v in value)
     if type(value) is dict and has_records(value):
@@ -110,8 +125,8 @@ def unflatten(like, grads):
     record of ``like`` made a record of its class again."""
     if is_record(like) and isinstance(grads, dict):
         example = _fields_of(like)
-        return _made_like(like, {k: unflatten(example[k], v) if k in example else v
-                                 for k, v in grads.items()})
+        return _made_like(like, {k: unflatten(example[k], v) if k in example and type(
+            example[k]) not in _LEAVES else v for k, v in grads.items()})
     if type(like) in (list, tuple) and isinstance(grads, (list, tuple)) and \
             len(grads) == len(like) and has_records(like):
         return type(grads)(unflatten(a, g) for a, g in zip(like, grads))
@@ -430,9 +445,13 @@ def _made_like(like, fields):
         return _REGISTERED[cls][1](fields)
     if isinstance(like, tuple):
         return cls(**fields)
-    init = {f.name for f in dataclasses.fields(like) if f.init}
+    init = _INIT.get(cls)
+    if init is None:
+        init = _INIT[cls] = frozenset(f.name for f in dataclasses.fields(like) if f.init)
     made = cls(**{k: v for k, v in fields.items() if k in init})
     for k, v in fields.items():  # fields not set by __init__
         if k not in init:
             object.__setattr__(made, k, v)
     return made
+
+fields_of, made_like = _fields_of, _made_like  # (read by srcad.jacobian_leaves)

@@ -14,7 +14,8 @@ differentiated code is itself differentiated (``srcad.runtime.derivatives.deriva
 it through ``fn.__srcad__``).
 
 Imports the pipeline and the layers below it (``srcad.backend.dispatch``, ``srcad.core``,
-``srcad.errors``, ``srcad.frontend.source``); :mod:`srcad.api` is built on it.
+``srcad.errors``, ``srcad.frontend.source``) and :mod:`srcad.tree_keys` (the lookup for
+containers and records); :mod:`srcad.api` is built on it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from . import pipeline, pytrees
+from . import pipeline, pytrees, tree_keys
 from .backend import dispatch, emit
 from .backend.keys import (  # noqa: F401 -- cache_key, plain_key: read here by the API
     _CONTAINERS,
@@ -104,8 +105,8 @@ class Transformed:
                 return fn(*args)
         return self._slow_call(args, kwargs)
 
-    # Arguments of container types are keyed by their structure too (see cache_key), so their
-    # calls take _slow_call; plain numbers and arrays take the one-lookup path above.
+    # Arguments of container types are keyed by their structure too (see cache_key): their
+    # first call takes _slow_call, later ones a lookup on their structure (tree_keys.ByTree).
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -226,11 +227,13 @@ class Transformed:
                 lambda: fn(*head, *bound.args, **bound.kwargs), self._f, bound.args,
                 bound.kwargs)
         if self._mode != "vjp":
+            tree_keys.remember(self._cache, self._lock, self._slow_call, args, bound, fn)
             return fn(*bound.args, **bound.kwargs)
         if kwargs:
             return fn(args[0], *bound.args, **bound.kwargs)
-        fast = tuple(map(type, args))
-        if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
+        fast, keep = tuple(map(type, args)), (self._cache, self._lock, self._slow_call)
+        if not tree_keys.remember(*keep, args, bound, fn, 1) and len(args) == len(
+                bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
                 and not any(map(fixed_function, args)) \
                 and not any(map(pytrees.is_record, args)):  # keyed on functions, records
             # the next call with these types takes the one lookup

@@ -30,7 +30,7 @@ LAYERS = [
      "srcad.batched_jvp",
      "srcad.jacobians", "srcad.curried", "srcad.extend",
      "srcad.pytrees", "srcad.nested", "srcad.nested_vjp", "srcad.nested_aux",
-     "srcad.numba_forms"),
+     "srcad.numba_forms", "srcad.tree_keys", "srcad.jacobian_trees"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),
     ("srcad", "srcad.__main__"),
 ]

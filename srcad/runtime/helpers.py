@@ -385,7 +385,7 @@ def like(grad, value):
     if isinstance(value, list):
         return [g if type(v) is float else like(g, v) for g, v in zip(grad, value)]
     if isinstance(value, dict):
-        return {k: like(grad[k], v) for k, v in value.items()}
+        return {k: grad[k] if type(v) is float else like(grad[k], v) for k, v in value.items()}
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
         return np.broadcast_to(grad, value.shape).astype(complex if _is_complex(grad) else float)
     if arrays.is_duck(value) and np.shape(grad) != value.shape:
