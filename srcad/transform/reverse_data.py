@@ -398,7 +398,8 @@ def display_items(data, backward):
 
     A list among the items whose gradient is a whole list (:mod:`.whole_lists`: every entry
     an array of its item's shape) is placed as ``list(dxs)`` in such a display, as
-    ``items_at`` would place it after checking each entry."""
+    ``items_at`` would place it after checking each entry (in code that runs on NumPy arrays
+    only, not code srcad reads again or runs on other arrays)."""
     wholes = None
     for stmt, indices, values, whole, obj, frame, targets in data.items_made.values():
         items = data.an.tuple_items.get(obj) or {}
@@ -408,7 +409,7 @@ def display_items(data, backward):
         every = set(items) == set(range(n)) and len(at) == len(indices) and (
             all(type(k) is int for k in at) and sorted(at) == list(range(n)))
         lists = set()  # the values that are whole lists: placed as list(dxs)
-        if every and not all(whole) and len(targets) == n:
+        if every and not all(whole) and len(targets) == n and data.runs_only:  # NumPy's
             wholes = whole_lists.whole_names(backward, data) if wholes is None else wholes
             lists = {id(v) for w, v, t in zip(whole, values, targets) if not w and (
                 _whole_list(data, v, t, wholes))}
