@@ -65,7 +65,7 @@ def _text(place):
     return "import numpy as np\n\n" + callee + LOOP.replace("AFTER", after)
 
 
-CASES = sample_by(itertools.product(PLACES, (1, 2, 3), (1, 3)), lambda c: c[0], 6)
+CASES = sample_by(itertools.product(PLACES, (1, 2, 3), (1, 3)), lambda c: c[0], 12)
 
 
 @pytest.mark.parametrize("place,layers,steps", CASES)
