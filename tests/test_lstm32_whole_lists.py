@@ -98,3 +98,39 @@ def test_a_whole_list_is_a_new_list_sharing_the_arrays():
     placed = items_at((np.ones(4), state), (1, 0), (grad, np.zeros(4)))
     assert placed[1] is not grad and all(a is b for a, b in zip(placed[1], grad))
     assert [a.shape for a in placed[1]] == [(3,), (2,)]
+
+
+SEEDED = """
+def g(w, state, x):
+    for t in range(2):
+        y, state = step(w, state, x)
+        x = np.sin(y)
+    return state
+
+
+def f(w, s, seq):
+    state = [s[i] for i in range(len(s))]
+    state = g(w, state, seq[0])
+    return np.sum(state) ** 2 + np.sum(state[0] * seq[-1])
+"""
+
+
+def test_a_seed_is_not_whole(tmp_path):
+    """A callee returning its list (``return state``): the gradient its backward part starts
+    from is the caller's (here ``np.sum(state)``'s, numbers), so the loop's ``items_at``
+    checks it, though every assignment in the part makes a whole list."""
+    f = program_files.load(tmp_path, "whole_seeded", "import numpy as np\n\n" + SPARSE_STEP
+                           + SEEDED)
+    rng = np.random.default_rng(5)
+    w, s, seq = rng.normal(size=(2, 4)) * 0.7, rng.normal(size=(2, 4)) * 0.7, rng.normal(
+        size=(3, 4))
+    g = srcad.grad(f, wrt=(0, 1))
+    got = g(w, s, seq)
+    for k in (0, 1):
+        np.testing.assert_allclose(got[k], central(f, (w, s, seq), k), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(got[k], tape.grad(f, wrt=k)(w, s, seq), rtol=1e-10,
+                                   atol=1e-12)
+    text = srcad.source(g)
+    part = text[text.index("def g_bwd"):]
+    part = part[:part.index("\ndef ")] if "\ndef " in part else part
+    assert "items_at(" in part and "list(d" not in part, part

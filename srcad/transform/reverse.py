@@ -257,7 +257,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             self.borrowed.add(seed_name)  # the caller's (a parameter), or check_scalar's
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
-        display_items(self, backward)
+        display_items(self, backward, {seed_name, *map(self.g, self.into)})  # the caller's
         partitioned = self.runs_only and partition.rewrite(self, backward)
         for p in self.an.wrt:
             self.materialise(self.g(p), backward, top, final=True)

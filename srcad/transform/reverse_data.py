@@ -381,7 +381,7 @@ def whole_array(data, gname):
     return data.an.kinds.get(data.primal_of.get(gname)) == ARRAY and (
         gname not in data.uniform)
 
-def display_items(data, backward):
+def display_items(data, backward, outside):
     """Each ``items_at`` call that places every item of a tuple of arrays once, each
     gradient a whole array of its item's shape, becomes a list display of them (what
     ``items_at`` returns then, without a call: a new list sharing those arrays). The
@@ -410,7 +410,8 @@ def display_items(data, backward):
             all(type(k) is int for k in at) and sorted(at) == list(range(n)))
         lists = set()  # the values that are whole lists: placed as list(dxs)
         if every and not all(whole) and len(targets) == n and data.runs_only:  # NumPy's
-            wholes = whole_lists.whole_names(backward, data) if wholes is None else wholes
+            wholes = whole_lists.whole_names(backward, data, outside) if wholes is None else (
+                wholes)
             lists = {id(v) for w, v, t in zip(whole, values, targets) if not w and (
                 _whole_list(data, v, t, wholes))}
             whole = [w or id(v) in lists for w, v in zip(whole, values)]

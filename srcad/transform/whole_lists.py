@@ -9,7 +9,9 @@ returned gradients that are ``filled(...)`` are recorded with the part
 too.
 
 A gradient name is whole where every assignment to it in the backward sweep is one of these
-and nothing stores into it (no ``dxs[i] = ...``, no augmented assignment, no loop target).
+or a copy of a whole name, nothing stores into it (no ``dxs[i] = ...``, no augmented
+assignment, no loop target), and it held nothing before the sweep (a backward part's seed is
+the caller's list, whatever made it).
 ``items_at((ypred, layers), (1, 0), (dlayers, dypred))`` whose items are then each a whole
 array or a whole list becomes the list display ``[dypred, list(dlayers)]``
 (:func:`srcad.transform.reverse_data.display_items`): what ``items_at`` returns there, with
@@ -37,9 +39,10 @@ def returned(fdef, count, spelled):
     return tuple(_calls(v, filled) for v in values)
 
 
-def whole_names(backward, sweep):
+def whole_names(backward, sweep, outside):
     """The gradient names every assignment in ``backward`` (the sweep's statements) gives a
-    whole list, and nothing else stores into (see the module docstring)."""
+    whole list, and nothing else stores into (see the module docstring); never one of
+    ``outside``, the names holding a value before the sweep (its seed: the caller's)."""
     spell = sweep.helper_names
     filled, zeros = spell.get("filled", "filled"), spell.get("zeros_like", "zeros_like")
     parts = sweep.__dict__.get("whole_parts", {})  # backward part's name -> its flags
@@ -57,7 +60,8 @@ def whole_names(backward, sweep):
         flags = parts.get(fn, ())
         return len(flags) == (n or 1) and flags[k or 0]
 
-    verdict, copies = {}, {}  # name -> every definition whole so far; name -> copied names
+    verdict = dict.fromkeys(outside, False)  # name -> every definition whole so far
+    copies = {}  # name -> the names copied into it
 
     def judge(target, value, k=None, n=None):
         if isinstance(target, ast.Name):
