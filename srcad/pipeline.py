@@ -73,7 +73,7 @@ from .frontend.lowered import Lowered, facts_of
 from .frontend.validate import validate
 from .runtime import derivatives
 from .runtime.standard import namespace_of
-from .transform import calls, nodes, saves
+from .transform import calls, nodes, saves, whole_lists
 from .transform import into as into_
 from .transform.forward import Forward
 from .transform.nodes import assign, call, name
@@ -520,6 +520,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     if len(wrt) == 1 and not into:
         bwd.__srcad_result_kind__ = analysis.kind(ir.Var(wrt[0]))  # a gradient is like its value
     entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
+    entry.whole = whole_lists.returned(bwd_def, len(grads), spelled) if python else ()
     inline.mark(fwd, fwd_def, bwd, bwd_def, spelled, helpers, func, python and not gen.cells,
                 buffers)
     if numba:  # Numba dispatchers: compiled with the code that calls them, for its types

@@ -56,6 +56,7 @@ class Split:
     reads: tuple = ()  # what making it read from the environment (srcad.env)
     defaults: tuple = (None, None)  # the callee's __defaults__, __kwdefaults__ (fwd has them)
     code: object = None  # the callee's __code__ when it was made
+    whole: tuple = ()  # per returned gradient: a whole list (.whole_lists.returned)
 
 
 def _kinds_ranks(values):

@@ -65,6 +65,14 @@ class Joins:
         pieces = [nodes.subscript(gname, ast.Tuple(elts=lead + [ast.Slice(
             lower=lo, upper=hi, step=None)], ctx=ast.Load()) if axis else ast.Slice(
             lower=lo, upper=hi, step=None)) for lo, hi in zip(ends, ends[1:])]
+        dname = self.g(atom.name)
+        if self.read_once.get(atom.name) == id(stmt) and dname not in self.live:
+            # the display is read here only, in its own block: its items' gradients are
+            # these pieces themselves (``dinp = dconcatenate[:n1]``), not a list of them
+            # read back item by item (Rules' displays take them from self.display_pieces)
+            self.display_pieces[dname] = pieces
+            self.live.add(dname)
+            return True
         self.accumulate(atom, ast.List(elts=pieces, ctx=ast.Load()), code, frame)
         return True
 
@@ -89,3 +97,29 @@ class Joins:
             made.append(cut)
             before = cut
         return made
+
+
+def read_once(fn):
+    """Tuple displays read by one statement only, in the display's own block (not in a loop
+    or branch inside it, nor by a phi): name -> id of that statement. Its gradient is then
+    what that statement's rule gives and nothing else (see :meth:`Joins.joined_pieces`)."""
+    found, counts = {}, {}
+
+    def visit(block):
+        displays = {s.target for s in block if isinstance(s, ir.Assign) and isinstance(
+            s.value, ir.Prim) and s.value.fn is ir.BUILD_TUPLE and not s.value.kwargs}
+        for s in block:
+            reads = [v.name for v in ir.reads_of(s) if isinstance(v, ir.Var)]
+            for phi in getattr(s, "phis", ()):
+                reads += [v.name for src in phi.sources for v in ir.atoms_in(src)]
+            for part in (getattr(s, "test", None), getattr(s, "exit", None)):
+                reads += [v.name for v in ir.atoms_in(part)]
+            for n in reads:
+                counts[n] = counts.get(n, 0) + 1
+                if n in displays:
+                    found[n] = id(s)
+            for inner in ir.blocks_of(s):
+                visit(inner)
+
+    visit(fn.body)
+    return {n: at for n, at in found.items() if counts[n] == 1}

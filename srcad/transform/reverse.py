@@ -40,7 +40,7 @@ from ..core.walk import walk_nodes
 from ..rules import registry
 from . import exp_quotients, into, loop_sums, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
-from .joins import Joins
+from .joins import Joins, read_once
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reuse import Reuse
 from .reverse_data import Data, display_items
@@ -87,8 +87,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         # to what a callee's backward part returns, or copied from one of these. They are
         # added to by dx = dx + v, never dx += v: that code differentiated again could not
         # tell it from a write into the caller's array (MutationError, issue 14's over-refusal)
-        self.borrowed = set()
-        self.live = set()
+        self.borrowed, self.live = set(), set()
         self.guard = None  # the open guard of a maybe-zero gradient (see .zeros)
         self.maybe = {}  # gradient that may be uncontributed on this path -> its flag
         self.flags = {}  # gradient -> the name of its flag (see .zeros)
@@ -114,6 +113,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.displays = {s.target: list(s.value.args) for s in ir.walk(fn.body) if isinstance(
             s, ir.Assign) and isinstance(s.value, ir.Prim) and s.value.fn is ir.BUILD_TUPLE
             and not s.value.kwargs}  # tuple displays: name -> the items
+        self.read_once, self.display_pieces = read_once(fn), {}  # (.joins)
         self.calls = {}  # id(stmt) -> (forward function name, context name, call or None)
         self.kept = {}  # id(stmt) -> [(name, list, "len" or "list")]: see Rules.kept_read
         # array -> an earlier array of its shape; ``alike``: groups of parameters of one shape
@@ -257,7 +257,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             self.borrowed.add(seed_name)  # the caller's (a parameter), or check_scalar's
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
-        display_items(self)
+        display_items(self, backward, {seed_name, *map(self.g, self.into)})  # the caller's
         partitioned = self.runs_only and partition.rewrite(self, backward)
         for p in self.an.wrt:
             self.materialise(self.g(p), backward, top, final=True)

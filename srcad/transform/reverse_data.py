@@ -18,7 +18,7 @@ from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..errors import SrcadError, reached_through_call
-from . import into, nodes, partition
+from . import into, nodes, partition, whole_lists
 from .nodes import assign, call, method, name, subscript
 
 
@@ -221,6 +221,7 @@ class Data:
         self.calls[id(stmt)] = (fwd, ctx, forward)
         self.ref(ctx, frame)
         self.parts_called = True
+        self.__dict__.setdefault("whole_parts", {})[bwd] = entry.whole  # (.whole_lists)
         if not buffers:
             self.call_backward([arguments[p] for p in wrt], call(bwd, ctx, gname), code, frame)
             return
@@ -387,7 +388,7 @@ def whole_array(data, gname):
     return data.an.kinds.get(data.primal_of.get(gname)) == ARRAY and (
         gname not in data.uniform)
 
-def display_items(data):
+def display_items(data, backward, outside):
     """Each ``items_at`` call that places every item of a tuple of arrays once, each
     gradient a whole array of its item's shape, becomes a list display of them (what
     ``items_at`` returns then, without a call: a new list sharing those arrays). The
@@ -400,7 +401,13 @@ def display_items(data):
     display of the names the items were read into, ``items_at((ypred, layers), ...)``: the
     same objects (a tuple's items are never rebound), so the backward sweep keeps those
     names, which the forward sweep holds anyway, instead of the tuple (one container less
-    kept per call: in a loop, one less for the collector to walk each iteration)."""
+    kept per call: in a loop, one less for the collector to walk each iteration).
+
+    A list among the items whose gradient is a whole list (:mod:`.whole_lists`: every entry
+    an array of its item's shape) is placed as ``list(dxs)`` in such a display, as
+    ``items_at`` would place it after checking each entry (in code that runs on NumPy arrays
+    only, not code srcad reads again or runs on other arrays)."""
+    wholes = None
     for stmt, indices, values, whole, obj, frame, targets in data.items_made.values():
         items = data.an.tuple_items.get(obj) or {}
         n = len(items)
@@ -408,9 +415,17 @@ def display_items(data):
               for i in indices if isinstance(i, ast.Constant)]
         every = set(items) == set(range(n)) and len(at) == len(indices) and (
             all(type(k) is int for k in at) and sorted(at) == list(range(n)))
-        if every and all(whole) and all(kind == ARRAY for kind, _ in items.values()):
+        lists = set()  # the values that are whole lists: placed as list(dxs)
+        if every and not all(whole) and len(targets) == n and data.runs_only:  # NumPy's
+            wholes = whole_lists.whole_names(backward, data, outside) if wholes is None else (
+                wholes)
+            lists = {id(v) for w, v, t in zip(whole, values, targets) if not w and (
+                _whole_list(data, v, t, wholes))}
+            whole = [w or id(v) in lists for w, v in zip(whole, values)]
+        if every and all(whole) and all(kind in (ARRAY, SEQ) for kind, _ in items.values()):
             order = dict(zip(at, values))
-            stmt.value = ast.List(elts=[order[k] for k in range(n)], ctx=ast.Load())
+            stmt.value = ast.List(elts=[call("list", order[k]) if id(order[k]) in lists else
+                                        order[k] for k in range(n)], ctx=ast.Load())
         elif every and n and len(targets) == n:
             read = dict(zip(at, targets))
             stmt.value.args[0] = ast.Tuple(elts=[name(read[k]) for k in range(n)],
@@ -419,3 +434,11 @@ def display_items(data):
                 data.ref(read[k], frame)
         else:
             data.ref(obj, frame)
+
+
+def _whole_list(data, value, target, wholes):
+    """Whether ``value`` (a name node) is the gradient of the list of real arrays ``target``
+    and a whole list where it is read (:mod:`.whole_lists`)."""
+    return isinstance(value, ast.Name) and value.id in wholes and (
+        data.an.kinds.get(target) == SEQ and data.an.elems.get(target) == ARRAY) and (
+        target not in data.an.complex)

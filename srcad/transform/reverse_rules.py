@@ -80,8 +80,9 @@ class Rules:
         if exp_quotients.differentiate(self, stmt, gname, code, frame):
             return  # a / (c + exp(u)) as one operation
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
+            pieces = self.display_pieces.pop(gname, None)  # its items' gradients (.joins)
             for i, a in enumerate(value.args):
-                item = nodes.subscript(gname, nodes.constant(i))
+                item = pieces[i] if pieces else nodes.subscript(gname, nodes.constant(i))
                 if stmt.target in self.an.complex and not self.an.is_complex(a):
                     item = self.real_of(a, item)  # as in apply_rule
                 self.accumulate(a, item, code, frame)
