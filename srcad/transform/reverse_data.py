@@ -35,8 +35,7 @@ class Data:
         if kind == SEQ or isinstance(index, ir.Const) and isinstance(index.value, str):
             # a container (a string key: a dict, whatever the analysis knew of it)
             dobj = self.g(obj.name)
-            plain = not isinstance(index, (ir.Slice, ir.Index)) and (
-                self.an.kind(index) == SCALAR or _string_key(index))
+            plain = _plain_index(index, self.an)
             if plain and not getattr(self.an.callees, "compiles_all", False) and (  # Numba
                     obj.name not in self.sparse) and (
                     self.items_at(obj, dobj, index, gname, code, frame, stmt.target)):
@@ -363,10 +362,11 @@ def _basic_index(index, an):
     return True
 
 
-def _string_key(index):
-    """A constant string index: a dict's key, never a slice (as a number indexes a list's
-    item): its gradient is added at the key, in place, not into a new container."""
-    return isinstance(index, ir.Const) and type(index.value) is str
+def _plain_index(index, an):
+    """An index naming one item: a number (a list's item), or a constant string (a dict's
+    key, whose gradient is added at the key, in place, not into a new container)."""
+    return not isinstance(index, (ir.Slice, ir.Index)) and (an.kind(index) == SCALAR or (
+        isinstance(index, ir.Const) and type(index.value) is str))
 
 
 def _index_node(index):
