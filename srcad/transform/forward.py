@@ -265,6 +265,13 @@ class Forward(Sweep):
             code.append(assign(self.t(target), nodes.subscript(
                 self.tangent_or_zero(args[0]), nodes.expr(args[1]))))
             return
+        if fn is operator.mul and self.an.kinds.get(target, ANY) == SEQ:  # [x] * n, as
+            src = self.fn.source  # reverse mode (the rule of * would scale the tangents)
+            raise UnsupportedSyntaxError(
+                "srcad cannot differentiate repeating a list that carries gradients ([x] * n)",
+                filename=src.filename if src else None, lineno=stmt.line,
+                construct=src.line_text(stmt.line) if src else None,
+                hint="build it with a comprehension: [x for _ in range(n)]")
         if fn is operator.add and self.an.kinds.get(target, ANY) == SEQ:  # list + list
             return _concatenation(self, stmt, code, args, target)
         if self.an.piecewise_constant(fn, value):
