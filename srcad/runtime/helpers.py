@@ -225,16 +225,24 @@ def broadcast_as(value, like):
     carries the grown-list case (the reverse sweep reads a list changed in place later as it
     was where it was read: ``Rules.kept_read``, so ``add`` is handed lists of one length;
     no other length was seen by ``add`` over the list, program and second-order suites); it
-    is kept so that ``add`` and its tangent agree for any list ``add`` is given."""
+    is kept so that ``add`` and its tangent agree for any list ``add`` is given.
+
+    :func:`unbroadcast` also spreads a value of one element to a higher rank (a gradient's
+    ``0.0`` where a cleared item of a list or dict was, met by an array: ``np.full``); undoing
+    that is a sum: a ``value`` of a higher rank than a ``like`` of one element is summed down
+    to ``like``'s shape (the adjoint of that spread, where ``np.broadcast_to`` raised)."""
     if type(value) in _CONTAINERS and type(like) in _CONTAINERS:
         if type(value) is not dict and type(like) is not dict and len(value) > len(like):
             return value[:len(like)]
         return value
-    if np.shape(value) == np.shape(like):
+    shape = np.shape(like)
+    if np.shape(value) == shape:
         return value
     if type(like) is not np.ndarray and arrays.is_duck(like):
         return arrays.spread(value, like)
-    return np.broadcast_to(value, np.shape(like))
+    if np.ndim(value) > len(shape) and math.prod(shape) == 1:
+        return unbroadcast(value, like)
+    return np.broadcast_to(value, shape)
 
 
 @helper("runtime")
