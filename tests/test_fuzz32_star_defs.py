@@ -68,3 +68,16 @@ def test_a_nested_def_changing_what_it_reads_is_refused(tmp_path):
     f = load(tmp_path, "s_changes", "import numpy as np\n\n\n" + text)
     with pytest.raises(srcad.SrcadError, match=r"s_changes\.py, line 11"):
         srcad.grad(f)(0.7)
+
+
+def test_a_def_bound_twice_is_refused_by_its_own_name(tmp_path):
+    text = ("def f(x):\n    def h(a, b, c):\n        return a * b + c * a\n"
+            "    p = [x * 0.5, 0.25]\n    y = h(*p, x)\n    def h(d, *p):\n        s = d\n"
+            "        for q in p:\n            s = s * q\n        return s\n    p = (0.5, y)\n"
+            "    return h(y, *p) + h(y)\n")
+    f = load(tmp_path, "s_twice", "import numpy as np\n\n\n" + text)
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(f)(0.7)
+    message = str(info.value)
+    assert "s_twice.py, line 8" in message and "h_local" not in message
+    assert "f(*xs) of h," in message and "hint: pass the arguments one by one" in message
