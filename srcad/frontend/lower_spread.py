@@ -339,8 +339,7 @@ class Spreads:
             callee = fn
         else:
             if lead or lead_kw or held:  # its held values passed here (held: a nested def
-                LIFTED.add(fn)  # called by name, what it reads passed first), as for a call
-                # srcad counts
+                LIFTED.add(fn)  # by name, what it reads first), as for a call srcad counts
             callee = Const(fn, spelling or self.bound_name(fn, "fn"))
         where = (self.source.filename, node.lineno, self.source.line_text(node.lineno))
         return ir.Prim(star_call, [self.bound_const(where, "where"), callee, packed, keywords,
