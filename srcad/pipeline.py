@@ -231,6 +231,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     fn, namer = to_ssa(func, parsed, arity, fixed)
     if aux:
         split_pairs(fn, namer)
+        if aux != "return":  # vjp's pullback: the aux is the plain run's, not this code's
+            fn.aux = None  # (alias.check reads a returned aux as read at the return)
     plain = plain or hasattr(func, "__srcad_param_kinds__")  # code srcad made: read again
     unknown = [w for w in wrt if w not in fn.params]
     if unknown:  # never a silent zero: a gradient is asked of a name the code does not have

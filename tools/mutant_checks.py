@@ -4,7 +4,8 @@ whole Jacobians and Hessians of several arguments, against a second engine.
 - ``aux`` (a mutant differentiated itself, scalar valued): every ``return E`` of the function
   (in branches and loops too, not in a nested def) becomes ``_r = E; return _r, AUX``, with
   ``AUX`` sharing the function's values (``_r`` itself, a parameter the function may have
-  written into, a local set before the first return). ``srcad.value_and_grad(has_aux=True)``'s
+  written into, a local set before the first return; since session 32, one mutant in three
+  builds the pair apart, ``_p = (_r, AUX); return _p``). ``srcad.value_and_grad(has_aux=True)``'s
   value and aux against the plain run's, its gradient by ``differential.compare_grads`` (as
   ``rev``), and ``srcad.grad(has_aux=True)``'s gradient and aux against those.
 - ``jac-fwd``, ``jac-rev`` (the function's own output, every differentiated argument at once,
@@ -67,8 +68,9 @@ def with_aux(node, k):
                 if s.value is None:
                     return None
                 found = True
-                b[i:i + 1] = [ast.copy_location(x, s) for x in stmt(
-                    f"_r = {ast.unparse(s.value)}\nreturn _r, {aux}")]
+                pair = (f"_r = {ast.unparse(s.value)}\nreturn _r, {aux}" if k % 3 else
+                        f"_r = {ast.unparse(s.value)}\n_p = (_r, {aux})\nreturn _p")
+                b[i:i + 1] = [ast.copy_location(x, s) for x in stmt(pair)]
     return ast.fix_missing_locations(fn) if found else None
 
 

@@ -50,10 +50,14 @@ every return made a pair ``return _r, AUX``, through ``has_aux=True``), and with
 ``jac-fwd``, ``jac-rev`` (``srcad.jacfwd``/``jacrev`` of the function's own output in every
 differentiated argument at once) and ``hess-fwd``, ``hess-rev`` (``srcad.hessian`` of every
 argument) against autograd; session 31's mutations are in ``tools/mutations31.py``.
+Since session 32 (``tools/mutant_checks32.py``), with the Jacobians, ``jac-again``: the same
+``jacfwd``/``jacrev``/``jacobian`` objects called again with other shapes, ranks, a number
+where an array was and an ``int``; session 32's mutations are in ``tools/mutations32.py``.
 
 Imports: argparse, ast, collections, hashlib, importlib, json, os, pickle, random, signal,
 subprocess, sys, tempfile, time, numpy, tools/differential, tools/mutant_checks,
-tools/mutant_sources, tools/mutations, tools/mutations31, and srcad, autograd in the worker.
+tools/mutant_checks32, tools/mutant_sources, tools/mutations, tools/mutations31,
+tools/mutations32, and srcad, autograd in the worker.
 """
 
 from __future__ import annotations
@@ -82,9 +86,11 @@ sys.path.insert(0, HERE)
 
 import differential  # noqa: E402
 import mutant_checks  # noqa: E402
+import mutant_checks32  # noqa: E402
 import mutant_sources  # noqa: E402
 import mutations  # noqa: E402
 import mutations31  # noqa: E402,F401 - adds session 31's mutations to mutations.MUTATIONS
+import mutations32  # noqa: E402,F401 - adds session 32's mutations to mutations.MUTATIONS
 
 ORDER = ["WRONG", "CRASH", "VAGUE", "KINK", "REFUSED", "CONVENTION", "PASS", "INVALID"]
 MUTANT_SECONDS = 60  # (session 31: the aux, Jacobian and Hessian checks take their time)
@@ -138,6 +144,8 @@ def module_text(fn, node, direct, engine="numpy", copies=()):
     named in ``copies`` passed as ``p.copy()``: a mutant writing into them changes its own
     array) and weighing its output."""
     text = fn.module_text(node, engine)
+    if "_srcad." in text:  # session 32's inner_grads: srcad.grad called in the mutant
+        text = "import srcad as _srcad\n" + text
     if engine == "autograd":
         text = "import autograd.numpy as _np\n" + text
     else:
@@ -295,6 +303,13 @@ def check_mutant(fn, node, prepared, folder, k, second=False):
         rows.extend(mutant_checks.jacobian_rows(
             fn, node, prepared, folder, load, module_text,
             (aux_text, weights, fn.name if direct else "_srcad_F", target), failure))
+    if second and all(r[1] == "PASS" for r in rows):
+        try:
+            rows.extend(mutant_checks32.again_rows(fn, node, prepared, folder, load,
+                                                   module_text, failure,
+                                                   np.random.RandomState(_seed(fn.key, "j"))))
+        except ImportError:  # no autograd
+            pass
     try:
         vs = [mutant_sources.make_value(np.shape(x), np.random.RandomState(_seed(fn.key, k)),
                                         positive=False) for k, x in enumerate(xs)]

@@ -2,12 +2,12 @@
 ``SrcadError`` message, judged: does it name the file, the line, the construct (the source
 line shown) and a rewrite (a ``hint:``)?
 
-    python tools/refusal_sample.py RUN.json [--count 20] [--seed 0]
+    python tools/refusal_sample.py RUN.json [--count 20] [--seed 0] [--kinds MUTATION ...]
 
-RUN.json is the ``--json`` output of a fuzzer run (its ``--seed`` is read from the items'
-keys' run: pass the same ``--seed`` the run had). Each sampled mutant is rebuilt from its key
-and number (as ``--show`` does) and differentiated again, by ``srcad.value_and_grad`` (or
-``srcad.jvp`` when the refusal was forward mode's), one distinct first line each.
+RUN.json is the ``--json`` output of a fuzzer run (pass the same ``--seed`` and ``--kinds``
+the run had). Each sampled mutant is rebuilt from its key and number (as ``--show`` does)
+and differentiated again, by ``srcad.value_and_grad`` (or ``srcad.jvp`` when the refusal
+was forward mode's), one distinct first line each.
 
 Imports: argparse, collections, copy, json, os, random, signal, sys, tempfile, numpy,
 tools/mutant_programs, tools/mutant_sources, and srcad.
@@ -53,7 +53,11 @@ def main(argv=None):
     p.add_argument("run")
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kinds", nargs="*", default=None)  # the run's --kinds, if it had some
     args = p.parse_args(argv)
+    if args.kinds:
+        mp.mutations.MUTATIONS[:] = [m for m in mp.mutations.MUTATIONS
+                                     if m.__name__ in args.kinds]
     import srcad
     refused, firsts = [], set()
     with open(args.run) as fh:

@@ -69,7 +69,9 @@ class _Liveness:
             defs = set(ir.defined_by(stmt))
             return (live - defs) | {v.name for v in ir.reads_of(stmt)}
         if isinstance(stmt, (ir.Return, ir.Raise)):
-            return live | {v.name for v in ir.reads_of(stmt)}
+            aux = getattr(self.fn, "aux", None) if isinstance(stmt, ir.Return) else None
+            return live | {v.name for v in ir.reads_of(stmt)} | (
+                {aux.name} if isinstance(aux, ir.Var) else set())  # has_aux: returned too
         if isinstance(stmt, ir.If):
             arms = set()
             for side, block in ((0, stmt.body), (1, stmt.orelse)):

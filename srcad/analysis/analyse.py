@@ -379,12 +379,12 @@ def _items_put(an, prim):
         return [an.elems[args[0].name]]
     helper = getattr(prim.fn, "__name__", None) if family_of(prim.fn) == "runtime" else None
     if helper in ("added_at", "cleared") and args and isinstance(args[0], ir.Var) and (
-            an.elems.get(args[0].name) in (SCALAR, ARRAY)):
+            an.elems.get(args[0].name) in (SCALAR, ARRAY, ANY)):  # (ANY: said, not dropped)
         # added_at(dys, i, v): dys' items, v (a number's or an array's gradient) added at
-        # i, or v's items at a slice; cleared(dys, i): dys' items, one a zero like it
-        item = an.elems[args[0].name]
+        # i, or v's items at a slice; cleared(dys, i): dys' items, one the number 0.0
+        item = an.elems[args[0].name]  # (not an array's zero: the old item's shape may differ)
         if helper == "cleared":
-            return [item]
+            return [item, SCALAR]
         added = args[2] if len(args) == 3 else None
         kind = an.kind(added)
         if kind == SEQ and isinstance(added, ir.Var) and added.name in an.elems:

@@ -20,8 +20,11 @@ return; so does a name a loop has not bound yet, whose test raises). Every name 
 must be read by the chain alone: a pair read elsewhere (``len(r)``, ``r[0]``) is not split.
 After it, the function returns ``E`` (what is differentiated) and ``fn.aux`` names the atom
 holding ``A`` at the return (what the generated code returns beside the gradient:
-:func:`srcad.backend.assemble.assemble`). ``A`` is the very object the function computes, in
-the order it computes it: the statements are the function's own, run once.
+:func:`srcad.backend.assemble.assemble`), which ``srcad.analysis.alias`` reads as read at the
+return: a write into ``A``'s object after the display (``r = (loss, y); y[0] = 0.0``) changes
+what Python returns, and is refused as any write into a value read afterwards. ``A`` is the
+very object the function computes, in the order it computes it: the statements are the
+function's own, run once.
 (:mod:`srcad.aux_calls` also splits a copy first: a form the split does not read keeps the
 shim.)
 
@@ -140,6 +143,9 @@ def _split(fn, namer):
     if any(reads.get(name, 0) != uses.get(name, 0) for name in chain):
         return False
     aux = {name: namer.fresh("aux") for name in chain}
+    spellings = getattr(fn, "spellings", None)
+    if isinstance(spellings, dict):  # (messages: "y shares memory with the aux ...")
+        spellings.update({a: "the aux value returned (has_aux=True)" for a in aux.values()})
     for name, (kind, found) in chain.items():
         if kind == "merge":  # (beside it: an if's merges, or a loop's entry and latches)
             phi, branch = found

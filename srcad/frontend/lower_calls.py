@@ -390,7 +390,7 @@ def _local_call(lw, name, node):
         spread = gast.copy_location(gast.Call(func=node.func, args=[gast.copy_location(
             gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None), node)
             for n in captured] + node.args, keywords=node.keywords), node)
-        return lw.star_call_prim(lifted, lifted.__name__, spread)
+        return lw.star_call_prim(lifted, lifted.__name__, spread, held=True)
     args = extra + [lw.expr(a) for a in node.args]
     kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
     if any(isinstance(a, Var) and a.name in lw.passed_iterators

@@ -294,7 +294,7 @@ class Spreads:
                 gast.copy_location(sub, node)
         return out
 
-    def star_call_prim(self, fn, spelling, node, lead=(), lead_kw=None):
+    def star_call_prim(self, fn, spelling, node, lead=(), lead_kw=None, held=False):
         """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,
         differentiated through its form when it runs (:mod:`srcad.runtime.spread_calls`).
         ``lead``/``lead_kw``: atoms a partial (or a function a helper made) holds, passed
@@ -338,8 +338,8 @@ class Spreads:
         if isinstance(fn, (Var, Const)):  # a value made in the code (rs.randn of a parameter)
             callee = fn
         else:
-            if lead or lead_kw:  # its held values passed here, as for a call srcad counts
-                LIFTED.add(fn)
+            if lead or lead_kw or held:  # its held values passed here (held: a nested def
+                LIFTED.add(fn)  # by name, what it reads first), as for a call srcad counts
             callee = Const(fn, spelling or self.bound_name(fn, "fn"))
         where = (self.source.filename, node.lineno, self.source.line_text(node.lineno))
         return ir.Prim(star_call, [self.bound_const(where, "where"), callee, packed, keywords,

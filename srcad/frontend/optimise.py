@@ -61,6 +61,9 @@ def _live(stmts, keep=()):
                 sources.setdefault(phi.target, set()).update(_names(phi.sources))
         elif isinstance(stmt, ir.Loop):
             roots |= {v.name for v in ir.reads_of(stmt)} - _names(p.sources[0] for p in stmt.phis)
+            roots |= {v.name for v in (stmt.iter.operands() if isinstance(stmt.iter, ir.Prim)
+                                       else ir.atoms_in(stmt.iter))}  # range(n), n a phi's
+            # entry too (n rebound in the body): the iterable is read whether the phi lives
             roots |= _names([stmt.test, stmt.exit])
             for phi in stmt.phis:
                 sources.setdefault(phi.target, set()).update(_names(phi.sources))

@@ -219,22 +219,22 @@ _SMALL = 16  # the most items total() sums in Python
 
 @helper("runtime")
 def broadcast_as(value, like):
-    """``value`` broadcast to ``like``'s shape (undoes :func:`unbroadcast`). A container: its
-    first ``len(like)`` items, as :func:`add` zips: this is the tangent of ``add``'s
-    broadcasting, and a tangent must compute what its function computes. It no longer
-    carries the grown-list case (the reverse sweep reads a list changed in place later as it
-    was where it was read: ``Rules.kept_read``, so ``add`` is handed lists of one length;
-    no other length was seen by ``add`` over the list, program and second-order suites); it
-    is kept so that ``add`` and its tangent agree for any list ``add`` is given."""
+    """``value`` broadcast to ``like``'s shape, undoing :func:`unbroadcast` (where that spread
+    a value of one element to a higher rank, a cleared item's ``0.0`` met by an array, undoing
+    it is a sum). A container: its first ``len(like)`` items, as :func:`add` zips (the tangent
+    of ``add``'s broadcasting; ``add`` is handed lists of one length: ``Rules.kept_read``)."""
     if type(value) in _CONTAINERS and type(like) in _CONTAINERS:
         if type(value) is not dict and type(like) is not dict and len(value) > len(like):
             return value[:len(like)]
         return value
-    if np.shape(value) == np.shape(like):
+    shape = np.shape(like)
+    if np.shape(value) == shape:
         return value
     if type(like) is not np.ndarray and arrays.is_duck(like):
         return arrays.spread(value, like)
-    return np.broadcast_to(value, np.shape(like))
+    if np.ndim(value) > len(shape) and math.prod(shape) == 1:
+        return unbroadcast(value, like)
+    return np.broadcast_to(value, shape)
 
 
 @helper("runtime")

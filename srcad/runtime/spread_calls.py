@@ -166,10 +166,13 @@ def _check(form, fn, args, kwargs, lead, where):
         user_partial(fn)) else type(fn).__name__)
     code = getattr(fn, "__code__", None)
     if code is not None and code.co_filename.startswith("<srcad: ") and fn not in LIFTED:
+        name = name[:-len("_local")] if name.endswith("_local") else name  # (lifted: h_local)
         raise UnsupportedSyntaxError(
             f"f(*xs) of {name}, a function srcad made of a lambda or def of yours and met only "
-            "when the code ran", filename=filename, lineno=lineno, construct=text,
-            hint="call the lambda where it is made, with the arguments one by one")
+            "when the code ran (a def bound twice, a lambda held in a name or a container)",
+            filename=filename, lineno=lineno, construct=text,
+            hint=f"pass the arguments one by one ({name}(xs[0], xs[1])), or define {name} "
+                 "once with def and call it by its name")
     values = {"args": args, "kwargs": kwargs, **{f"lead_{j}": a for j, a in enumerate(lead)}}
     kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):

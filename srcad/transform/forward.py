@@ -265,6 +265,8 @@ class Forward(Sweep):
             code.append(assign(self.t(target), nodes.subscript(
                 self.tangent_or_zero(args[0]), nodes.expr(args[1]))))
             return
+        if fn is operator.mul and self.an.kinds.get(target, ANY) == SEQ:  # [x] * n
+            raise _repeated(self.fn.source, stmt)
         if fn is operator.add and self.an.kinds.get(target, ANY) == SEQ:  # list + list
             return _concatenation(self, stmt, code, args, target)
         if self.an.piecewise_constant(fn, value):
@@ -471,6 +473,16 @@ def _derivative_part_call(self, stmt, code):
     jvp = call(self.helper("form_jvp"), self.helper(prim.fn.__name__), nodes.literal(fixed),
                nodes.literal(tuple(varied)), *args[:fixed], tangents, *args[fixed:])
     code.append(assign([stmt.target, self.t(stmt.target)], jvp))
+
+
+def _repeated(src, stmt):
+    """The refusal of ``[x] * n`` whose items carry tangents, as reverse mode's (the rule of
+    ``*`` would scale the tangents: ``dL * 2.0``)."""
+    return UnsupportedSyntaxError(
+        "srcad cannot differentiate repeating a list that carries gradients ([x] * n)",
+        filename=src.filename if src else None, lineno=stmt.line,
+        construct=src.line_text(stmt.line) if src else None,
+        hint="build it with a comprehension: [x for _ in range(n)]")
 
 
 def _concatenation(fwd, stmt, code, args, target):
