@@ -63,10 +63,12 @@ def _sources():
     sys.path.insert(0, HERE)
     import corpus_programs
     import jax_programs
+    import numpy_programs
     out = [("HIPS/autograd", p) for p in _ls("HIPS/autograd")
            if p.startswith(("examples/", "tests/")) and p.endswith(".py")]
     out += [(r, p) for r, p in corpus_programs.CORPUS]
     out += [(r, p) for r, p, _ in jax_programs.CORPUS]
+    out += [(item[0], item[1]) for item in numpy_programs.CORPUS]
     out.append(("google/tangent", "tests/functions.py"))
     seen, unique = set(), []
     for item in out:
