@@ -27,8 +27,8 @@ BODIES = {
                    "    return sq(x)\n",
     "while": "    k = x\n    n = 0\n    while n < 3:\n        k = k + x * n\n        n += 1\n"
              "    return sq(k + x)\n",
-    "augmented_twice": "    k = 0.0\n    for j in range(3):\n        k += x * j\n        k += sq(x)\n"
-                       "    return sq(k) * x\n",
+    "augmented_twice": "    k = 0.0\n    for j in range(3):\n        k += x * j\n"
+                       "        k += sq(x)\n    return sq(k) * x\n",
 }
 BODIES_LONG = {
     "branch_loop": "    k = 0\n    for j in range(3):\n        if j % 2:\n            k += x * j\n"
