@@ -1,9 +1,10 @@
 """Tidy, dead code: values nothing reads, when computing them cannot fail or act
 (:func:`_safe`: :func:`srcad.rules.raising.may_raise`, the predicate the SSA's dead-code pass
-uses, of what the generated code's literals tell), or can fail only where a later statement does, with nothing
-between that acts (a discarded mean ``total / n`` beside the gradient's ``1.0 / n``); and
-names read only by one another's assignments (a loop's ``s_1 = s``, ``s_1 = s_1 + t``,
-``s = s_1`` in a function returning gradients only), dead together.
+uses, of what the literals and the analysis' array names tell), or can fail only where a
+later statement does, with nothing between that acts (a discarded mean ``total / n``
+beside the gradient's ``1.0 / n``); and names read only by one another's assignments (a
+loop's ``s_1 = s``, ``s_1 = s_1 + t``, ``s = s_1`` in a function returning gradients only),
+dead together.
 
 Imports: NumPy, :mod:`srcad.rules.raising` (what may raise), :mod:`srcad.transform.nodes`
 (the comment node), :mod:`.tidy_values`, :mod:`.tidy_walk`.
@@ -42,13 +43,14 @@ def _fact(node, arrays):
 
 def _safe(node, divisors=(), arrays=()):
     """Whether evaluating ``node`` cannot fail or act (:func:`srcad.rules.raising.may_raise`
-    of each operation, its operands known by their literals); with ``divisors``, but for
-    dividing by those names; ``arrays``: names of arrays (:func:`_fact`). ``a.sum()`` is of an array (srcad writes it for ``np.sum(a)``
-    of one)."""
+    of each operation, its operands known by their literals and ``arrays``, names of arrays:
+    :func:`_fact`); with ``divisors``, but for dividing by those names. ``a.sum()`` is of an
+    array (srcad writes it for ``np.sum(a)`` of one)."""
     for sub in _walk(node):
         if isinstance(sub, ast.BinOp) and not (isinstance(sub.op, ast.Div) and isinstance(
                 sub.right, ast.Name) and sub.right.id in divisors):
-            fn, facts = _OPERATORS.get(type(sub.op)), [_fact(sub.left, arrays), _fact(sub.right, arrays)]
+            fn = _OPERATORS.get(type(sub.op))
+            facts = [_fact(sub.left, arrays), _fact(sub.right, arrays)]
         elif isinstance(sub, ast.UnaryOp):
             fn, facts = _OPERATORS.get(type(sub.op)), [_fact(sub.operand, arrays)]
         elif isinstance(sub, ast.Compare):
@@ -148,8 +150,8 @@ def _covered_divisions(fdef, loads, arrays=()):
         for later in body[i + 1:]:
             if later.__class__ is Comment:
                 continue
-            if not (_binds_names(later) and later.__class__ is ast.Assign
-                    and _safe(later.value, allowed, arrays)) or divisors.intersection(_stores(later)):
+            if not (_binds_names(later) and later.__class__ is ast.Assign and _safe(
+                    later.value, allowed, arrays)) or divisors.intersection(_stores(later)):
                 break  # it may act or fail first, or the divisor is rebound
             divisors -= _literal_divisors(later.value)
             if not divisors:
