@@ -27,20 +27,20 @@ from ..rules import raising, registry
 from ..runtime import family_of
 
 
-def dead_code(fn: ir.Function, keep_writes=False, kinds=None) -> ir.Function:
+def dead_code(fn: ir.Function, keep_writes=False, analysis=None) -> ir.Function:
     """Mark what the result, the tests, the effects and what may raise need; sweep the rest.
 
     ``keep_writes``: keep every write into an array or list (``y[i] = v``, ``y += v``) even
     when the new value is not read, for :mod:`srcad.analysis.alias` to check what else it changes;
-    the pipeline sweeps them after that check. ``kinds``: name -> kind, where the analysis
-    has run (``t / n`` of an array ``n`` cannot raise; of a name of unknown kind it may)."""
-    kinds = kinds or {}
+    the pipeline sweeps them after that check. ``analysis``: where it has run, what it knows
+    of the values (``t / n`` of an array ``n`` cannot raise; of a name of unknown kind it
+    may)."""
     writes = set()
     if keep_writes:
         writes = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)}
         writes |= set(getattr(fn, "augmented", ()))
     writes |= _names([getattr(fn, "aux", None)])  # has_aux=True: what it returns beside
-    while _sweep(fn.body, _live(fn.body, writes, kinds), kinds):
+    while _sweep(fn.body, _live(fn.body, writes, analysis), analysis):
         pass
     return fn
 
@@ -49,7 +49,7 @@ def _names(atoms):
     return {v.name for a in atoms for v in ir.atoms_in(a)}
 
 
-def _live(stmts, keep=(), kinds=None):
+def _live(stmts, keep=(), analysis=None):
     sources = {}  # name -> names its value is computed from
     roots = set(keep)
     for stmt in ir.walk(stmts):
@@ -57,7 +57,7 @@ def _live(stmts, keep=(), kinds=None):
             value = stmt.value
             reads = {v.name for v in value.operands()} if isinstance(value, ir.Prim) else _names(
                 [value])
-            if stmt.target is None or stmt.effect or not _droppable(value, kinds):
+            if stmt.target is None or stmt.effect or not _droppable(value, analysis):
                 roots |= reads
             if stmt.target is not None:
                 sources.setdefault(stmt.target, set()).update(reads)
@@ -78,12 +78,12 @@ def _live(stmts, keep=(), kinds=None):
     return ir.closure(roots, sources)
 
 
-def _sweep(stmts, used, kinds):
+def _sweep(stmts, used, analysis):
     changed = False
     kept = []
     for stmt in stmts:
         if isinstance(stmt, ir.Assign) and not stmt.effect and stmt.target not in used:
-            if _droppable(stmt.value, kinds):
+            if _droppable(stmt.value, analysis):
                 changed = True
                 continue
         if isinstance(stmt, ir.SetItem) and stmt.target not in used:
@@ -94,7 +94,7 @@ def _sweep(stmts, used, kinds):
             stmt.phis = [p for p in stmt.phis if p.target in used]
             changed |= len(stmt.phis) != before
             for block in ir.blocks_of(stmt):
-                changed |= _sweep(block, used, kinds)
+                changed |= _sweep(block, used, analysis)
             if isinstance(stmt, ir.If) and not (stmt.body or stmt.orelse or stmt.phis):
                 changed = True
                 continue
@@ -113,15 +113,16 @@ def _pure(value):
 _FACTS = {SCALAR: raising.NUMBER, ARRAY: raising.ARRAY}
 
 
-def _droppable(value, kinds):
+def _droppable(value, analysis):
     """Whether ``value``, unread, may go uncomputed: pure, and unable to raise for operands
-    of these ``kinds`` (name -> kind; a name without one: anything)."""
+    of the kinds ``analysis`` knows (None: anything)."""
     if not _pure(value):
         return False
     if not isinstance(value, ir.Prim) or isinstance(value.fn, (ir.Attr, ir.Build, ir.BoolOp)):
         return True
+    kinds = analysis.kinds if analysis is not None else {}
     facts = [raising.Known(a.value) if isinstance(a, ir.Const) else _FACTS.get(
-        (kinds or {}).get(a.name), raising.UNKNOWN) if isinstance(a, ir.Var) else raising.UNKNOWN
+        kinds.get(a.name), raising.UNKNOWN) if isinstance(a, ir.Var) else raising.UNKNOWN
         for a in list(value.args) + list(value.kwargs.values())]
     fn = value.fn
     if isinstance(fn, ir.Method):
