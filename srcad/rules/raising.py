@@ -8,11 +8,14 @@ form (:func:`srcad.frontend.optimise.dead_code`) and from the generated code
 :func:`may_raise` takes the function applied and what is known of its operands, each
 :data:`NUMBER` (a Python or NumPy number), :data:`ARRAY` (a NumPy array), :data:`UNKNOWN`, or
 a :class:`Known` constant; each caller says what it knows (the SSA pass the kinds of the
-analysis, the generated code's pass its literals). It cannot raise:
+analysis, the generated code's pass its literals and the analysis' array names). It cannot
+raise:
 
 * ``+``, ``-``, ``*``, unary ``-``/``+``, ``abs``, comparisons: Python numbers never raise
-  there (a float overflows to ``inf``), nor do NumPy arrays of shapes that broadcast (taken
-  to: arrays of shapes that do not raise in the function's own live code just as well);
+  there (a float overflows to ``inf``), nor do NumPy arrays whose shapes broadcast. The two
+  cases taken as not raising though they do: arrays whose shapes do not broadcast
+  (``ValueError``), and operands of types the operation does not take (``"a" + 1``,
+  ``TypeError``);
 * ``/``, ``//``, ``%`` by a nonzero constant, or of a NumPy array (NumPy warns, ``inf``);
 * ``**`` of a NumPy array to a constant float or non-negative power (numbers raise
   ``OverflowError`` or ``ZeroDivisionError``: ``1e200 ** 2``, ``0.0 ** -1``);
