@@ -53,7 +53,7 @@ TRANSFORMS = {
 }
 CASES = list(itertools.product(FORMS, PLACES))
 CASES = CASES if LONG else [("division", "branch"), ("math_log", "top"),
-                            ("list_item", "loop"), ("int", "top"), ("inverse", "top")]
+                            ("list_item", "loop"), ("inverse", "top")]
 TEXT = """import math
 
 import numpy as np

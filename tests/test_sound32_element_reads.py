@@ -51,7 +51,7 @@ WRITES = {
     "column": ("M[:, 0] = x[:2]", "M[:, 0] = x[:2]"),
     "copyto": ("np.copyto(M, M * x[0])", "M.copy_(M.clone() * x[0])"),
 }
-CASES = sample(itertools.product(MADE, READS, WRITES), 5)
+CASES = sample(itertools.product(MADE, READS, WRITES), 9)
 PROGRAM = """import {np}
 
 def f(x):
