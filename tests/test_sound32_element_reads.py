@@ -30,6 +30,7 @@ MADE = {
     "zeros": ("np.zeros((2, 2)) + x[0] * x[1:3]",
               "torch.zeros((2, 2), dtype=x.dtype) + x[0] * x[1:3]"),
     "eye": ("np.eye(2) * x[3] + x[0]", "torch.eye(2, dtype=x.dtype) * x[3] + x[0]"),
+    "linspace": ("np.linspace(x[:2], x[2:], 2)", "torch.stack([x[:2], x[2:]])"),
 }
 #: index forms: (NumPy read, torch read, whether it is a number, not a view of M)
 READS = {

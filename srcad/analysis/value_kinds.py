@@ -405,8 +405,12 @@ def _made_rank(an, fn, args):
         return _shape_length(an, args[0])
     if fn in (np.outer, np.eye, np.identity):
         return 2
-    if fn in (np.arange, np.linspace):
+    if fn is np.arange:
         return 1
+    if fn is np.linspace:  # of arrays: an axis more than theirs (the samples first)
+        ranks = [0 if isinstance(a, ir.Const) and np.ndim(a.value) == 0 or isinstance(
+            a, ir.Var) and an.kinds.get(a.name) == SCALAR else an.rank(a) for a in args[:2]]
+        return None if None in ranks else 1 + max(ranks)
     if fn is np.diag and len(args) == 1:
         return {1: 2, 2: 1}.get(an.rank(args[0]))
     if fn is np.reshape and len(args) == 2 or fn == ir.Method("reshape") and len(args) == 2:
