@@ -87,11 +87,12 @@ DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 
 
-def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=()):
+def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=(), analysis=None):
     nodes.unshare(fdef)
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
     sums = {spelled[h] for h in ("unbroadcast", "unbroadcast_to", "total")} if spelled else ()
-    return tidy(fdef, temps, grads, floats, sums, ints) if OPTIMIZE else fdef
+    arrays = {n for n, k in analysis.kinds.items() if k == ARRAY} if analysis else ()
+    return tidy(fdef, temps, grads, floats, sums, ints, arrays) if OPTIMIZE else fdef
 
 
 def _debug(stage, text):
@@ -245,7 +246,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     analysis = derivative_calls.analysed(fn, functools.partial(Analysis, fn, kinds, wrt, items,
         ranks, callees=_callees(backend, ducks, space, plain), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
-    optimise.dead_code(fn)  # the writes alias.check needed to see
+    optimise.dead_code(fn, analysis=analysis)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -301,7 +302,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
     ints = [p for p, v in arg_values.items() if type(v) in (int, bool)]
-    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled, ints)
+    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled, ints,
+                 analysis)
     reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
     if ints and reals:  # x * n's gradient n: a float for a float x
         int_grads.float_gradients(fdef, grad_places(mode, wrt, reals, as_tuple, aux), floats,
@@ -375,7 +377,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
         Analysis, fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
         callees=sweep.callees or _callees(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
-    optimise.dead_code(fn)  # the writes alias.check needed to see
+    optimise.dead_code(fn, analysis=analysis)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -394,7 +396,8 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     body.append(ast.Return(value=nodes.tuple_([nodes.expr(result), tangent_out])))
     # all positional: the tangents follow the parameters
     fdef = function_def(label, arguments([], list(fn.params) + tangents, []), body)
-    fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads, (), spelled)
+    fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads, (), spelled,
+                 analysis=analysis)
     if ducks:  # Dask, CuPy arguments (the cache key has their types): as in adjoint
         fdef = _for_ducks(fdef, func, fn, spelled, namer, fwd.cells)
     # the helpers the tidied tree reads (a user's spelling may name one too)

@@ -221,7 +221,7 @@ KINDS_ANY = {
         'a gradient or check of any kind: ANY (never a wrong kind; at worst a refusal)',
         'broadcast_as check_holomorphic check_real check_scalar copy_tangent '
         'copy_tangent_grad dot_grad_a dot_grad_b erf expand layout like like_grad '
-        'matmul_grad_a matmul_grad_b mutable real_part shape_of total '
+        'matmul_grad_a matmul_grad_b mutable real_part shape_of '
         'transpose_grad which_max which_min zeros_array'),
     'items': (
         'the gradient of a container read item by item: ANY',

@@ -111,6 +111,9 @@ class ValueKinds:
         if _shaped_like_second(fn, prim) and kinds[1] in (ARRAY, SEQ if fn.__name__ ==
                                                           "scatter" else SCALAR):
             return kinds[1]  # a gradient shaped like the primal value indexed or summed
+        if family_of(fn) == "runtime" and fn.__name__ == "total" and len(kinds) == 1 and (
+                kinds[0] in (SCALAR, ARRAY)):
+            return SCALAR  # a number, or an array summed to a number (a user rule's 0-d array)
         if family_of(fn) == "runtime" and fn.__name__ == "add" and len(kinds) == 2:
             return _added(kinds)  # two gradients of one structure added
         if family_of(fn) == "runtime" and getattr(fn, "__name__", None) in _NEW_VERSION and \
@@ -281,6 +284,9 @@ class ValueKinds:
         if fn is operator.getitem:
             rank = self._index_rank(args[0], args[1]) if len(args) == 2 else None
             return rank if rank is not None and rank >= 1 else MIXED
+        made = _made_rank(self, fn, args)
+        if made is not None:
+            return made
         if fn == ir.Attr("T") or fn == ir.Method("copy") and len(args) == 1:
             return self.rank(args[0]) or MIXED
         if _shaped_like_second(fn, value):
@@ -372,6 +378,46 @@ class ValueKinds:
         return value.fn in (operator.add, operator.sub, operator.mul, operator.floordiv,
                             operator.mod, operator.neg) and all(self._is_int(a)
                                                                 for a in value.args)
+
+
+def _shape_length(an, shape):
+    """The number of axes a shape argument gives: one for an int, a tuple's length (a
+    constant's, or one built of known items); None otherwise."""
+    if isinstance(shape, ir.Const):
+        if type(shape.value) is int:
+            return 1
+        return len(shape.value) if isinstance(shape.value, tuple) else None
+    if isinstance(shape, ir.Var) and an.kinds.get(shape.name) == SCALAR and (
+            shape.name in an.ints):
+        return 1
+    items = an.tuple_items.get(shape.name) if isinstance(shape, ir.Var) and an.kinds.get(
+        shape.name) == SEQ else None
+    return len(items) if items else None
+
+
+def _made_rank(an, fn, args):
+    """The rank of a new array whose axes its call spells (``np.zeros((n, m))``,
+    ``x.reshape(2, 2)``, ``np.outer(a, b)``, ``np.eye(n)``), or None: ``M[0, 0]`` of it is
+    then known to be a number, not a view (:func:`srcad.analysis.memory._element`)."""
+    if not args:
+        return None
+    if fn in (np.zeros, np.ones, np.empty, np.full):
+        return _shape_length(an, args[0])
+    if fn in (np.outer, np.eye, np.identity):
+        return 2
+    if fn is np.arange:
+        return 1
+    if fn is np.linspace:  # of arrays: an axis more than theirs (the samples first)
+        ranks = [0 if isinstance(a, ir.Const) and np.ndim(a.value) == 0 or isinstance(
+            a, ir.Var) and an.kinds.get(a.name) == SCALAR else an.rank(a) for a in args[:2]]
+        return None if None in ranks else 1 + max(ranks)
+    if fn is np.diag and len(args) == 1:
+        return {1: 2, 2: 1}.get(an.rank(args[0]))
+    if fn is np.reshape and len(args) == 2 or fn == ir.Method("reshape") and len(args) == 2:
+        return _shape_length(an, args[1])
+    if fn == ir.Method("reshape") and len(args) > 2:
+        return len(args) - 1
+    return None
 
 
 def _product_kind(an, fn, prim):

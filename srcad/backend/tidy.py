@@ -67,13 +67,14 @@ from .tidy_values import (
 from .tidy_walk import _blocks, _walk
 
 
-def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
+def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
     """``fdef`` (one function definition's tree) tidied in place and returned; ``temps`` are
     the names srcad invented, ``grads`` the names of gradients (a value's name never turns
     into a gradient's), ``floats`` the parameters whose argument is exactly a ``float`` (see
     :mod:`.floats`), ``sums`` the spellings of ``unbroadcast``, ``unbroadcast_to`` and ``total``
     here (a user's name may take one), ``ints`` the parameters given an ``int`` or ``bool``
-    (numbers, never changed in place: returned as they are, no copy)."""
+    (numbers, never changed in place: returned as they are, no copy), ``arrays`` the names
+    of values the analysis knows to be NumPy arrays (what may raise: :mod:`.tidy_dead`)."""
     temps, grads = set(temps), set(grads)
     for _ in range(50):
         for block, _ in _blocks(fdef):
@@ -82,7 +83,7 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
         for rewrite in (lambda: _drop_copy_backs(fdef), lambda: _merge_arms(fdef, grads),
                         lambda: _propagate_copies(fdef, grads),
                         lambda: _propagate_constants(
-                fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
+                fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef, arrays),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
                 lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
                 lambda: shared_reads(fdef, temps), lambda: negated_flags(fdef, temps),

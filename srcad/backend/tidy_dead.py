@@ -1,33 +1,101 @@
 """Tidy, dead code: values nothing reads, when computing them cannot fail or act
-(:func:`.tidy_values._safe`), or can fail only where a later statement does, with nothing
-between that acts (a discarded mean ``total / n`` beside the gradient's ``1.0 / n``); and
-names read only by one another's assignments (a loop's ``s_1 = s``, ``s_1 = s_1 + t``,
-``s = s_1`` in a function returning gradients only), dead together.
+(:func:`_safe`: :func:`srcad.rules.raising.may_raise`, the predicate the SSA's dead-code pass
+uses, of what the literals and the analysis' array names tell), or can fail only where a
+later statement does, with nothing between that acts (a discarded mean ``total / n``
+beside the gradient's ``1.0 / n``); and names read only by one another's assignments (a
+loop's ``s_1 = s``, ``s_1 = s_1 + t``, ``s = s_1`` in a function returning gradients only),
+dead together.
 
-Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_values` (what is
-pure), :mod:`.tidy_walk`.
+Imports: NumPy, :mod:`srcad.rules.raising` (what may raise), :mod:`srcad.transform.nodes`
+(the comment node), :mod:`.tidy_values`, :mod:`.tidy_walk`.
 """
 
 from __future__ import annotations
 
 import ast
+import operator
 
+import numpy as np
+
+from ..rules import raising
 from ..transform.nodes import Comment
-from .tidy_values import _assigns_only_name, _binds_names, _is_number, _safe
+from .tidy_values import _assigns_only_name, _binds_names, _is_number
 from .tidy_walk import _blocks, _header, _loads, _stores, _walk
 
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+              ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.USub: operator.neg,
+              ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Eq: operator.eq,
+              ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+              ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.eq,
+              ast.IsNot: operator.ne}
 
-def _dead_code(fdef):
+
+def _fact(node, arrays):
+    """What is known of an operand: a number literal's value, a name of ``arrays`` (the
+    analysis' arrays: the forward sweep's names are the SSA's) an array, else nothing."""
+    if _is_number(node):
+        return raising.Known(-node.operand.value if isinstance(node, ast.UnaryOp)
+                             else node.value)
+    return raising.ARRAY if node.__class__ is ast.Name and node.id in arrays else (
+        raising.UNKNOWN)
+
+
+def _safe(node, divisors=(), arrays=()):
+    """Whether evaluating ``node`` cannot fail or act (:func:`srcad.rules.raising.may_raise`
+    of each operation, its operands known by their literals and ``arrays``, names of arrays:
+    :func:`_fact`); with ``divisors``, but for dividing by those names. ``a.sum()`` is of an
+    array (srcad writes it for ``np.sum(a)`` of one)."""
+    for sub in _walk(node):
+        if isinstance(sub, ast.BinOp) and not (isinstance(sub.op, ast.Div) and isinstance(
+                sub.right, ast.Name) and sub.right.id in divisors):
+            fn = _OPERATORS.get(type(sub.op))
+            facts = [_fact(sub.left, arrays), _fact(sub.right, arrays)]
+        elif isinstance(sub, ast.UnaryOp):
+            fn, facts = _OPERATORS.get(type(sub.op)), [_fact(sub.operand, arrays)]
+        elif isinstance(sub, ast.Compare):
+            if any(raising.may_raise(_OPERATORS.get(type(op)), [raising.UNKNOWN] * 2)
+                   for op in sub.ops):
+                return False
+            continue
+        elif isinstance(sub, ast.Call):
+            fn, facts = _called(sub), [_fact(a, arrays) for a in sub.args + sub.keywords]
+            if isinstance(fn, tuple):
+                facts = [raising.ARRAY] + facts
+        elif isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.NamedExpr)):
+            return False
+        else:
+            continue
+        if raising.may_raise(fn, facts):
+            return False
+    return True
+
+
+def _called(call):
+    """What :func:`srcad.rules.raising.may_raise` takes for the function ``call`` calls: a
+    helper's name, ``("method", "sum")``, a NumPy function, else None (anything)."""
+    func = call.func
+    if func.__class__ is ast.Name:
+        return func.id
+    if func.__class__ is ast.Attribute and func.attr == "sum" and not call.args:
+        return ("method", "sum")
+    if func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and (
+            func.value.id == "np"):
+        return getattr(np, func.attr, None)
+    return None
+
+
+def _dead_code(fdef, arrays=()):
     """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
     only the discarded output needed, in a function that returns gradients only), or whose
     only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
     loads = _loads(fdef)
     dead, readers = _self_updates_only(fdef, loads)
-    covered = _covered_divisions(fdef, loads)
+    covered = _covered_divisions(fdef, loads, arrays)
     for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
         for stmt in block:
             if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
-                stmt.value
+                stmt.value, (), arrays
             ) and id(stmt) not in covered:
                 dead.discard(stmt.targets[0].id)
             elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
@@ -43,7 +111,7 @@ def _dead_code(fdef):
             for stmt in block:
                 if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
                                                   or stmt.targets[0].id in dead)
-                        and (_safe(stmt.value) or id(stmt) in covered)):
+                        and (_safe(stmt.value, (), arrays) or id(stmt) in covered)):
                     for name, n in _loads(stmt.value).items():
                         loads[name] -= n
                     dropped = True
@@ -55,7 +123,7 @@ def _dead_code(fdef):
     return changed
 
 
-def _covered_divisions(fdef, loads):
+def _covered_divisions(fdef, loads, arrays=()):
     """The ids of the function's top-level assignments of an unread name whose value could
     fail only by dividing by a name ``d`` (``y = -total / count``, the discarded mean of a
     loss) where a later top-level statement divides a number literal by the same ``d``
@@ -76,14 +144,14 @@ def _covered_divisions(fdef, loads):
             if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and isinstance(
                     sub.right, ast.Name):
                 divisors.add(sub.right.id)
-        if not divisors or not _safe(stmt.value, divisors):
+        if not divisors or not _safe(stmt.value, divisors, arrays):
             continue
         allowed = frozenset(divisors)
         for later in body[i + 1:]:
             if later.__class__ is Comment:
                 continue
-            if not (_binds_names(later) and later.__class__ is ast.Assign
-                    and _safe(later.value, allowed)) or divisors.intersection(_stores(later)):
+            if not (_binds_names(later) and later.__class__ is ast.Assign and _safe(
+                    later.value, allowed, arrays)) or divisors.intersection(_stores(later)):
                 break  # it may act or fail first, or the divisor is rebound
             divisors -= _literal_divisors(later.value)
             if not divisors:

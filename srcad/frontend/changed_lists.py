@@ -14,8 +14,10 @@ The call is, after this pass, ``sgd_result, ps = sgd_fields(ps, [...], 0.1)``: a
 ``sgd`` (:func:`.returned_records._copy_returning`) whose first statement is ``ps =
 list(ps)`` and whose every ``return e`` is ``return e, ps`` (``return None, ps`` at its end):
 it changes a list of its own, made from the one given, and returns it; the caller takes it
-in place of its list. Exact when nothing else can see the list given: the caller's name for
-it is bound only to lists it builds there (a display, a comprehension, ``list(...)``) and is
+in place of its list. Exact when nothing else can see the list given: a list built in the
+call itself (``grow([x], x)``, a display, a comprehension, ``list(...)``: the copy's list,
+returned, goes to a name no one reads), or the caller's name for it is bound only to lists
+it builds there (a display, a comprehension, ``list(...)``) and is
 used only by item reads and writes, ``len``, ``for`` (not around such a call: the loop would
 go on over the list it started with), its own methods, NumPy's and Python's eager functions
 (``np.stack(ps)``, ``sum(ps)``, ...), ``return`` and such calls (where it is given once, to a
@@ -138,7 +140,8 @@ def lower(src):
     nodes = _own(fdef)
     local = passed_calls.bound_names(fdef)
     calls = [n for n in nodes if isinstance(n, gast.Call) and any(
-        isinstance(a, gast.Name) for a in [*n.args, *(k.value for k in n.keywords)]) and
+        isinstance(a, gast.Name) or _builds_list(src, a, local)
+        for a in [*n.args, *(k.value for k in n.keywords)]) and
         passed_calls.callee_function(resolve_any(src, n.func, local))]
     if not calls:
         return
@@ -162,16 +165,18 @@ def lower(src):
         given = dict(zip(params, call.args))
         given.update({k.arg: k.value for k in call.keywords})
         lists = {p: given[p].id for p in changed if isinstance(given.get(p), gast.Name)}
-        if lists:
-            found.append((stmt, call, fn, lists))
+        made = [p for p in changed if p in given and _builds_list(src, given[p], local)]
+        if lists or made:  # (a list built in the call, grow([x], x): no one else sees it)
+            found.append((stmt, call, fn, lists, made))
     if not found:
         return
     fresh = _fresh_lists(src, fdef, nodes, parents, local, found)
     taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     new_name = fresh_names(taken)
     bind = None
-    for stmt, call, fn, lists in found:
+    for stmt, call, fn, lists, made in found:
         lists = {p: name for p, name in lists.items() if name in fresh}
+        lists.update({p: new_name(f"{fn.__name__}_{p}") for p in made})  # (read by no one)
         if not lists:
             continue
         changed = tuple(p for p in changed_params(fn) if p in lists)
@@ -200,12 +205,12 @@ def _replace(fdef, old, new):
 
 def _fresh_lists(src, fdef, nodes, parents, local, found):
     """The list names of ``found`` that only the function itself can see (see above)."""
-    names = {name for *_, lists in found for name in lists.values()}
+    names = {name for *_, lists, _ in found for name in lists.values()}
     declared = {x for n in walk_nodes(fdef) if isinstance(n, (gast.Global, gast.Nonlocal))
                 for x in n.names}
     own = set(map(id, nodes))
     given = {}  # id of a Name given to a rewritten call -> the call
-    for _, call, _, lists in found:
+    for _, call, _, lists, _ in found:
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             if isinstance(arg, gast.Name) and arg.id in lists.values():
                 given[id(arg)] = call

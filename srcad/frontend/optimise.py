@@ -3,11 +3,16 @@
 ``common_subexpressions`` computes a repeated pure expression once.
 
 ``dead_code`` removes assignments and phis whose values are never read (the jump flags of
-:mod:`srcad.frontend.desugar` that nothing tests, the unused loop variables, ...). After it, every
-assigned name of the function is read somewhere, except by calls kept for their effects.
+:mod:`srcad.frontend.desugar` that nothing tests, the unused loop variables, ...) and whose
+computation has no effect and cannot raise (:func:`srcad.rules.raising.may_raise`: where the
+function raises, its derivative raises; ``mean = t / n`` unused stays). After it, every
+assigned name of the function is read somewhere, except by calls kept for their effects or
+for what they may raise.
 
-Imports: NumPy, :mod:`srcad.core` (the IR; which callees are user functions) and
-:mod:`srcad.rules` (the registry says which calls are pure); no gast: it works on the IR.
+Imports: NumPy, :mod:`srcad.core` (the IR and kinds; which callees are user functions),
+:mod:`srcad.runtime` (which calls are srcad's helpers) and :mod:`srcad.rules` (the registry
+says which calls are pure, :mod:`~srcad.rules.raising` which may raise); no gast: it works on
+the IR.
 """
 
 from __future__ import annotations
@@ -17,21 +22,25 @@ import operator
 import numpy as np
 
 from ..core import functions, ir
-from ..rules import registry
+from ..core.kinds import ARRAY, SCALAR
+from ..rules import raising, registry
+from ..runtime import family_of
 
 
-def dead_code(fn: ir.Function, keep_writes=False) -> ir.Function:
-    """Mark what the result, the tests and the effects need; sweep the rest.
+def dead_code(fn: ir.Function, keep_writes=False, analysis=None) -> ir.Function:
+    """Mark what the result, the tests, the effects and what may raise need; sweep the rest.
 
     ``keep_writes``: keep every write into an array or list (``y[i] = v``, ``y += v``) even
     when the new value is not read, for :mod:`srcad.analysis.alias` to check what else it changes;
-    the pipeline sweeps them after that check."""
+    the pipeline sweeps them after that check. ``analysis``: where it has run, what it knows
+    of the values (``t / n`` of an array ``n`` cannot raise; of a name of unknown kind it
+    may)."""
     writes = set()
     if keep_writes:
         writes = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)}
         writes |= set(getattr(fn, "augmented", ()))
     writes |= _names([getattr(fn, "aux", None)])  # has_aux=True: what it returns beside
-    while _sweep(fn.body, _live(fn.body, writes)):
+    while _sweep(fn.body, _live(fn.body, writes, analysis), analysis):
         pass
     return fn
 
@@ -40,7 +49,7 @@ def _names(atoms):
     return {v.name for a in atoms for v in ir.atoms_in(a)}
 
 
-def _live(stmts, keep=()):
+def _live(stmts, keep=(), analysis=None):
     sources = {}  # name -> names its value is computed from
     roots = set(keep)
     for stmt in ir.walk(stmts):
@@ -48,7 +57,7 @@ def _live(stmts, keep=()):
             value = stmt.value
             reads = {v.name for v in value.operands()} if isinstance(value, ir.Prim) else _names(
                 [value])
-            if stmt.target is None or stmt.effect or not _pure(value):
+            if stmt.target is None or stmt.effect or not _droppable(value, analysis):
                 roots |= reads
             if stmt.target is not None:
                 sources.setdefault(stmt.target, set()).update(reads)
@@ -72,12 +81,12 @@ def _live(stmts, keep=()):
     return ir.closure(roots, sources)
 
 
-def _sweep(stmts, used):
+def _sweep(stmts, used, analysis):
     changed = False
     kept = []
     for stmt in stmts:
         if isinstance(stmt, ir.Assign) and not stmt.effect and stmt.target not in used:
-            if _pure(stmt.value):
+            if _droppable(stmt.value, analysis):
                 changed = True
                 continue
         if isinstance(stmt, ir.SetItem) and stmt.target not in used:
@@ -88,7 +97,7 @@ def _sweep(stmts, used):
             stmt.phis = [p for p in stmt.phis if p.target in used]
             changed |= len(stmt.phis) != before
             for block in ir.blocks_of(stmt):
-                changed |= _sweep(block, used)
+                changed |= _sweep(block, used, analysis)
             if isinstance(stmt, ir.If) and not (stmt.body or stmt.orelse or stmt.phis):
                 changed = True
                 continue
@@ -102,6 +111,28 @@ def _pure(value):
     if not isinstance(value, ir.Prim):
         return True
     return registry.is_pure(value)
+
+
+_FACTS = {SCALAR: raising.NUMBER, ARRAY: raising.ARRAY}
+
+
+def _droppable(value, analysis):
+    """Whether ``value``, unread, may go uncomputed: pure, and unable to raise for operands
+    of the kinds ``analysis`` knows (None: anything)."""
+    if not _pure(value):
+        return False
+    if not isinstance(value, ir.Prim) or isinstance(value.fn, (ir.Attr, ir.Build, ir.BoolOp)):
+        return True
+    kinds = analysis.kinds if analysis is not None else {}
+    facts = [raising.Known(a.value) if isinstance(a, ir.Const) else _FACTS.get(
+        kinds.get(a.name), raising.UNKNOWN) if isinstance(a, ir.Var) else raising.UNKNOWN
+        for a in list(value.args) + list(value.kwargs.values())]
+    fn = value.fn
+    if isinstance(fn, ir.Method):
+        fn = ("method", fn.name)
+    elif family_of(fn) == "runtime":
+        fn = fn.__name__
+    return not raising.may_raise(fn, facts)
 
 
 # ---------------------------------------------------------------- common subexpressions
