@@ -302,8 +302,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
     ints = [p for p, v in arg_values.items() if type(v) in (int, bool)]
-    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled, ints,
-                 analysis)
+    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled, ints, analysis)
     reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
     if ints and reals:  # x * n's gradient n: a float for a float x
         int_grads.float_gradients(fdef, grad_places(mode, wrt, reals, as_tuple, aux), floats,
@@ -394,10 +393,8 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
         tangent_out = call(fwd.helper("check_real"), tangent_out, nodes.constant("tangent"),
                            nodes.constant(f"{fn.source.filename}:{fn.source.first_line}"))
     body.append(ast.Return(value=nodes.tuple_([nodes.expr(result), tangent_out])))
-    # all positional: the tangents follow the parameters
-    fdef = function_def(label, arguments([], list(fn.params) + tangents, []), body)
-    fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads, (), spelled,
-                 analysis=analysis)
+    fdef = function_def(label, arguments([], list(fn.params) + tangents, []), body)  # positional
+    fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads, (), spelled, analysis=analysis)
     if ducks:  # Dask, CuPy arguments (the cache key has their types): as in adjoint
         fdef = _for_ducks(fdef, func, fn, spelled, namer, fwd.cells)
     # the helpers the tidied tree reads (a user's spelling may name one too)

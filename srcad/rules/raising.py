@@ -17,8 +17,11 @@ raise:
   (``ValueError``), and operands of types the operation does not take (``"a" + 1``,
   ``TypeError``);
 * ``/``, ``//``, ``%`` by a nonzero constant, or of a NumPy array (NumPy warns, ``inf``);
-* ``**`` of a NumPy array to a constant float or non-negative power (numbers raise
-  ``OverflowError`` or ``ZeroDivisionError``: ``1e200 ** 2``, ``0.0 ** -1``);
+* ``**`` of a NumPy array to a constant float or non-negative power, and of a number to a
+  constant non-negative power: a number raises ``OverflowError`` there (``1e200 ** 2``),
+  which is not a domain error (the function is defined: ``x * x`` is ``inf`` there), so
+  W1's discarded ``d ** 2`` is not computed for it; a negative power of a number may
+  raise ``ZeroDivisionError`` (``0.0 ** -1``) and is kept;
 * NumPy's ufuncs but ``np.power`` (which is ``**``), and NumPy's functions of
   :data:`_NUMPY_SAFE` of one operand;
 * ``functools.partial`` (srcad's lifted closures: a callable, never raising);
@@ -99,9 +102,14 @@ def may_raise(fn, operands=()):
             return not (len(operands) == 2 and (_nonzero(operands[1]) or ARRAY in operands))
         if fn is operator.pow or fn is np.power or fn is pow:
             exponent = operands[1] if len(operands) == 2 else None
-            return not (operands[0] == ARRAY and isinstance(exponent, Known) and (
-                type(exponent.value) is float or type(exponent.value) is int
-                and exponent.value >= 0))
+            if operands[0] == ARRAY:
+                return not (isinstance(exponent, Known) and (
+                    type(exponent.value) is float or type(exponent.value) is int
+                    and exponent.value >= 0))
+            # a number to a constant power >= 0 raises only OverflowError (1e200 ** 2):
+            # not a domain error (x * x is inf there), so the derivative is returned
+            return not (isinstance(exponent, Known) and type(exponent.value) in (int, float)
+                        and exponent.value >= 0)
         if fn in _NUMPY_SAFE:
             return len(operands) != 1  # (np.sum(a, 5): an axis a may not have)
     except TypeError:  # (an unhashable callable)
