@@ -177,7 +177,9 @@ def _idle_branches(fdef):
 
 
 def _bool_flags(fdef):
-    """The names only ever assigned ``True`` or ``False`` (the sweep's ``nz_`` flags)."""
+    """The names only ever assigned ``True``, ``False`` or another such name (the sweep's
+    ``nz_`` flags and their copies, ``nz_dt_1 = nz_dbest_2``: by induction over the run,
+    each holds a bool)."""
     values = collections.defaultdict(list)
     for node in walk_nodes(fdef):
         if isinstance(node, ast.Assign):
@@ -191,8 +193,15 @@ def _bool_flags(fdef):
                     values[name.id].append(None)
     for arg in fdef.args.args + fdef.args.kwonlyargs:
         values[arg.arg].append(None)
-    return {name for name, vs in values.items() if all(
-        isinstance(v, ast.Constant) and type(v.value) is bool for v in vs)}
+    flags = {name for name, vs in values.items() if all(
+        isinstance(v, ast.Constant) and type(v.value) is bool or isinstance(v, ast.Name)
+        for v in vs)}
+    while True:  # the largest set closed under copying: a copy of anything else goes
+        kept = {name for name in flags if all(
+            not isinstance(v, ast.Name) or v.id in flags for v in values[name])}
+        if kept == flags:
+            return flags
+        flags = kept
 
 
 def _same_arms(node):
