@@ -6,8 +6,8 @@
 Five families of generated functions of N statements (written to a temporary module, as
 srcad needs real source): straight-line code on numbers and on NumPy arrays (each statement
 reading the one or two before it), the same bodies inside a ``for`` loop of a few
-iterations, and the loop on numbers with a ``continue`` every 20 statements. For each, the CPU time (``time.process_time``, best of ``--rounds``, each from
-``srcad.clear_cache()``) of the first ``srcad.grad`` call and of :func:`srcad.backend.tidy.tidy`
+iterations, and the loop on numbers with a ``continue`` every 20 statements. For each, the
+CPU time (``time.process_time``, best of ``--rounds``, each from ``srcad.clear_cache()``) of the first ``srcad.grad`` call and of :func:`srcad.backend.tidy.tidy`
 within it, and a hash of the generated text: a speed change to tidy must leave every text as
 it was (compare the hashes of two checkouts). Ratios, not seconds, are what compare: run two
 checkouts alternately on the same machine.
@@ -62,7 +62,7 @@ def source(n, arrays, loop, skips=False):
         if skips and i % 20 == 0 and i < n:  # a continue every 20 statements
             out += [pad + f"if v{i} > 5.0:", pad + "    continue"]
     if loop:
-        out.append("        v0 = v%d" % n)
+        out.append(f"        v0 = v{n}")
     total = f"np.sum(v{n})" if arrays else f"v{n}"
     out.append(f"    return {total}")
     return "\n".join(out) + "\n"
