@@ -8,8 +8,8 @@ srcad needs real source): straight-line code on numbers and on NumPy arrays (eac
 reading the one or two before it), the same bodies inside a ``for`` loop of a few
 iterations, and the loop on numbers with a ``continue`` every 20 statements. For each, the
 CPU time (``time.process_time``, best of ``--rounds``, each from ``srcad.clear_cache()``)
-of the first ``srcad.grad`` call and of :func:`srcad.backend.tidy.tidy` within it, and a hash of the generated text: a speed change to tidy must leave every text as
-it was (compare the hashes of two checkouts). Ratios, not seconds, are what compare: run two
+of the first ``srcad.grad`` call and of :func:`srcad.backend.tidy.tidy` within it, and a hash
+of the generated text: a speed change to tidy must leave every text as it was (compare the hashes of two checkouts). Ratios, not seconds, are what compare: run two
 checkouts alternately on the same machine.
 """
 
