@@ -9,8 +9,9 @@ reading the one or two before it), the same bodies inside a ``for`` loop of a fe
 iterations, and the loop on numbers with a ``continue`` every 20 statements. For each, the
 CPU time (``time.process_time``, best of ``--rounds``, each from ``srcad.clear_cache()``)
 of the first ``srcad.grad`` call and of :func:`srcad.backend.tidy.tidy` within it, and a hash
-of the generated text: a speed change to tidy must leave every text as it was (compare the hashes of two checkouts). Ratios, not seconds, are what compare: run two
-checkouts alternately on the same machine.
+of the generated text: a speed change to tidy must leave every text as it was (compare the
+hashes of two checkouts). Ratios, not seconds, are what compare: run two checkouts
+alternately on the same machine.
 """
 
 from __future__ import annotations
