@@ -148,7 +148,7 @@ def _idle(block):
 
 def _idle_branches(fdef):
     """``if flag: pass`` (both arms emptied by the other rewrites) goes when another branch
-    tests the same name (the backward sweep's ``if flag:``), so an ambiguous truth value
+    tests the same name (the backward sweep's ``if flag:`` or ``if not flag:``), so an ambiguous truth value
     (an array) still raises where the user's function would; or when it tests a literal.
     The flag's own assignment may then go too."""
     branches = [s for block, _ in _blocks(fdef) for s in block if isinstance(s, (ast.If,
@@ -157,8 +157,7 @@ def _idle_branches(fdef):
         _idle(s.body) and _idle(s.orelse) or _same_arms(s))]
     if not idle:
         return False
-    tested = collections.Counter(s.test.id for s in branches
-                                 if isinstance(s.test, ast.Name) and s not in idle)
+    tested = collections.Counter(_tested_name(s.test) for s in branches if s not in idle)
     tested.update(_bool_flags(fdef))  # srcad's own flags (nz_dx = True): never ambiguous
     changed = False
     for block, _ in list(_blocks(fdef)):
@@ -174,6 +173,14 @@ def _idle_branches(fdef):
             block[:] = kept or [ast.Pass()]
             changed = True
     return changed
+
+
+def _tested_name(test):
+    """The name whose truth ``test`` takes: ``if t:`` and ``if not t:`` (both raise on an
+    ambiguous truth), else ``None``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return test.id if isinstance(test, ast.Name) else None
 
 
 def _bool_flags(fdef):
