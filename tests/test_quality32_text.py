@@ -138,7 +138,7 @@ def test_every_path_of_the_break_and_continue():
 
 def ambiguous_break(x):
     s = x * 0.0
-    for i in range(3):
+    for _ in range(3):
         if x[0] < -10.0:
             continue
         s = s + x

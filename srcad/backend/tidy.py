@@ -148,8 +148,9 @@ def _idle(block):
 
 def _idle_branches(fdef):
     """``if flag: pass`` (both arms emptied by the other rewrites) goes when another branch
-    tests the same name (the backward sweep's ``if flag:`` or ``if not flag:``), so an ambiguous truth value
-    (an array) still raises where the user's function would; or when it tests a literal.
+    tests the same name (the backward sweep's ``if flag:`` or ``if not flag:``), so an
+    ambiguous truth value (an array) still raises where the user's function would; or when
+    it tests a literal.
     The flag's own assignment may then go too."""
     branches = [s for block, _ in _blocks(fdef) for s in block if isinstance(s, (ast.If,
                                                                                   ast.While))]
