@@ -95,8 +95,8 @@ def ternary(x):
     return y + (3.0 if y > 2.0 else y)
 
 
-CASES = [find_first, ternary, guard_reads_twice, guard_then_break_on_product, running_max, running_min_scaled,
-         early_return, break_on_list]
+CASES = [find_first, ternary, guard_reads_twice, guard_then_break_on_product, running_max,
+         running_min_scaled, early_return, break_on_list]
 
 #: what each text must not hold, and must hold
 TEXT = {
