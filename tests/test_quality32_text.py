@@ -107,7 +107,7 @@ TEXT = {
     guard_then_break_on_product: (["broke_2 = True", "t_4 = x[i]"], [r"broke_2 = p_1 > 4\.0"]),
     running_max: (["nz_", "pass", "dbest_2"], [r"dt_1 = dbest_1"]),
     running_min_scaled: (["pass", "nz_dbest_2"], []),
-    early_return: (["dacc_1 = dacc", "nz_dacc_1 = nz_dacc", "dresult_1 = dresult"], []),
+    early_return: (["dacc_1 = dacc\n", "dresult_1 = dresult\n", "nz_dresult_1 = nz_dresult\n"], []),
     break_on_list: ([], []),
 }
 
