@@ -149,8 +149,9 @@ def _idle(block):
 
 def _idle_branches(fdef):
     """``if flag: pass`` (both arms emptied by the other rewrites) goes when another branch
-    tests the same name (the backward sweep's ``if flag:``), so an ambiguous truth value
-    (an array) still raises where the user's function would; or when it tests a literal.
+    tests the same name (the backward sweep's ``if flag:`` or ``if not flag:``), so an
+    ambiguous truth value (an array) still raises where the user's function would; or when
+    it tests a literal.
     The flag's own assignment may then go too."""
     branches = [s for block, _ in _blocks(fdef) for s in block if isinstance(s, (ast.If,
                                                                                   ast.While))]
@@ -158,8 +159,7 @@ def _idle_branches(fdef):
         _idle(s.body) and _idle(s.orelse) or _same_arms(s))]
     if not idle:
         return False
-    tested = collections.Counter(s.test.id for s in branches
-                                 if isinstance(s.test, ast.Name) and s not in idle)
+    tested = collections.Counter(_tested_name(s.test) for s in branches if s not in idle)
     tested.update(_bool_flags(fdef))  # srcad's own flags (nz_dx = True): never ambiguous
     changed = False
     for block, _ in list(_blocks(fdef)):
@@ -177,8 +177,18 @@ def _idle_branches(fdef):
     return changed
 
 
+def _tested_name(test):
+    """The name whose truth ``test`` takes: ``if t:`` and ``if not t:`` (both raise on an
+    ambiguous truth), else ``None``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return test.id if isinstance(test, ast.Name) else None
+
+
 def _bool_flags(fdef):
-    """The names only ever assigned ``True`` or ``False`` (the sweep's ``nz_`` flags)."""
+    """The names only ever assigned ``True``, ``False`` or another such name (the sweep's
+    ``nz_`` flags and their copies, ``nz_dt_1 = nz_dbest_2``: by induction over the run,
+    each holds a bool)."""
     values = collections.defaultdict(list)
     for node in walk_nodes(fdef):
         if isinstance(node, ast.Assign):
@@ -192,8 +202,15 @@ def _bool_flags(fdef):
                     values[name.id].append(None)
     for arg in fdef.args.args + fdef.args.kwonlyargs:
         values[arg.arg].append(None)
-    return {name for name, vs in values.items() if all(
-        isinstance(v, ast.Constant) and type(v.value) is bool for v in vs)}
+    flags = {name for name, vs in values.items() if all(
+        isinstance(v, ast.Constant) and type(v.value) is bool or isinstance(v, ast.Name)
+        for v in vs)}
+    while True:  # the largest set closed under copying: a copy of anything else goes
+        kept = {name for name in flags if all(
+            not isinstance(v, ast.Name) or v.id in flags for v in values[name])}
+        if kept == flags:
+            return flags
+        flags = kept
 
 
 def _same_arms(node):

@@ -202,23 +202,40 @@ def _coalesce(fdef, block, i, a, b, stores, loads, params):
 
 def _local_uses(block, i, a, b, loads, cache=None):
     """In a loop: every read of ``a`` follows the copy in this block, ``b`` unchanged till then
-    (a copy back, ``b = a``, leaves ``b`` equal to ``a``: it becomes ``b = b`` and goes)."""
+    (a copy back, ``b = a``, leaves ``b`` equal to ``a``: it becomes ``b = b`` and goes). An
+    ``if`` that may rebind ``b`` is looked into: each arm, up to where that arm rebinds ``b``,
+    still reads ``a``'s value as ``b`` (``dbest_2 = dbest_1``, then ``if t_2: dt_1 =
+    dbest_2; dbest_1 = 0.0``: ``dt_1 = dbest_1``). Not where the ``if`` tests ``a``: a flag
+    the arms set from that test (``if nz_ds_1: ...; nz_dm = True else: nz_dm = False``) is
+    then the test's copy, and the two ``if``s on it merge only while the test's name is not
+    the one the arms rebind."""
     cache = {} if cache is None else cache
+    return _reads_before(block[i + 1:], a, b, cache)[0] == loads.get(a, 0)
+
+
+def _reads_before(stmts, a, b, cache):
+    """``(reads of a, whether b may be rebound)`` over ``stmts``, the reads counted up to
+    where ``b`` may change (a read after it is not counted: the caller's count then falls
+    short)."""
     seen = 0
-    for stmt in block[i + 1:]:
+    for stmt in stmts:
         key = id(stmt)
         if key not in cache:
             cache[key] = (_stores(stmt), _loads(stmt))
         stmt_stores, stmt_loads = cache[key]
+        if stmt.__class__ is ast.Delete:
+            return seen, True
         if b in stmt_stores and not (_is_copy(stmt) and stmt.value.id == a
                                      and stmt.targets[0].id == b):
             if _assigns_only(stmt, b):
                 # ``b = f(a)``: the right side is read before b changes, so a may be b there
-                seen += _loads(stmt.value).get(a, 0)
-                return seen == loads.get(a, 0)
-            return seen == loads.get(a, 0) and a not in stmt_loads
+                return seen + _loads(stmt.value).get(a, 0), True
+            if stmt.__class__ is ast.If and a not in _loads(stmt.test):
+                for arm in (stmt.body, stmt.orelse):
+                    seen += _reads_before(arm, a, b, cache)[0]
+            return seen, True
         seen += stmt_loads.get(a, 0)
-    return seen == loads.get(a, 0)
+    return seen, False
 
 
 def _assigns_only(stmt, name):

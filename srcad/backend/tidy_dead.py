@@ -89,6 +89,61 @@ def _dead_code(fdef, arrays=()):
     """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
     only the discarded output needed, in a function that returns gradients only), or whose
     only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
+    changed = _dead_counters(fdef)
+    return _dead_values(fdef) or changed
+
+
+def _dead_counters(fdef):
+    """A counter read only by its own steps (``n_iter = 0``, ``n_iter += 1``: a loop's count)
+    and by emptied loops (``for _ in range(n_iter): pass``, a backward loop whose body was
+    all tidied away) goes, with those loops: every binding of it an int, ``n = 0`` or ``n +=
+    1`` (an int: nothing else holds the object, ``range`` of it cannot fail, the loop does
+    nothing)."""
+    steps, counts, names, idle, targets = {}, {}, {}, {}, {}
+    for node in _walk(fdef):
+        cls = node.__class__
+        if cls is ast.Name:
+            names[node.id] = names.get(node.id, 0) + 1
+        elif cls is ast.AugAssign and node.target.__class__ is ast.Name and _int(node.value):
+            steps[node.target.id] = steps.get(node.target.id, 0) + 1
+        elif cls is ast.Assign and _assigns_only_name(node) and _int(node.value):
+            counts[node.targets[0].id] = counts.get(node.targets[0].id, 0) + 1
+        elif cls is ast.For and _idle_count(node):
+            n = node.iter.args[0].id
+            idle[n] = idle.get(n, 0) + 1
+            targets[node.target.id] = targets.get(node.target.id, 0) + 1
+    params = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+    # (each step, each ``n = 0`` and each idle loop holds the name once; any other place
+    # reads or binds it)
+    dead = {n for n, k in steps.items() if names.get(n) == k + counts.get(n, 0) + idle.get(
+        n, 0) and n not in params}
+    if not dead or any(names.get(t) != k for t, k in targets.items()):
+        return False  # (a loop's variable read elsewhere keeps its last value: left alone)
+    for block, _ in list(_blocks(fdef)):
+        kept = [s for s in block if not (
+            s.__class__ is ast.AugAssign and s.target.__class__ is ast.Name
+            and s.target.id in dead or _assigns_only_name(s) and s.targets[0].id in dead
+            or s.__class__ is ast.For and _idle_count(s) and s.iter.args[0].id in dead)]
+        if len(kept) != len(block):
+            block[:] = kept or [ast.Pass()]
+    return True
+
+
+def _int(node):
+    return node.__class__ is ast.Constant and type(node.value) is int
+
+
+def _idle_count(loop):
+    """``for _ in range(n): pass`` (comments aside), ``n`` a name."""
+    it = loop.iter
+    return (not loop.orelse and loop.target.__class__ is ast.Name
+            and it.__class__ is ast.Call and it.func.__class__ is ast.Name
+            and it.func.id == "range" and len(it.args) == 1 and not it.keywords
+            and it.args[0].__class__ is ast.Name
+            and all(s.__class__ in (ast.Pass, Comment) for s in loop.body))
+
+
+def _dead_values(fdef):
     loads = _loads(fdef)
     dead, readers = _self_updates_only(fdef, loads)
     covered = _covered_divisions(fdef, loads, arrays)

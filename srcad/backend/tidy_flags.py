@@ -1,5 +1,5 @@
-"""Tidy, flags: ``if c: v = True else: v = False`` is ``v = c`` when ``v`` is assigned
-nowhere else and read only for its truth (the operand of ``not``, the test of an ``if``, a
+"""Tidy, flags: ``if c: v = True else: v = False`` is ``v = c`` when ``v`` is read only
+for its truth (the operand of ``not``, the test of an ``if``, a
 ``while`` or a conditional expression, or copied into a name read only so: a loop's early
 return flag, ``returned = returned_1``, then ``if not returned:`` after the loop). The
 desugared ``continue`` writes such a flag (``skip_1``) and then ``t_2 = not skip_1``: after
@@ -35,12 +35,13 @@ def flag_copies(fdef):
                 candidates.append((block, stmt, *chosen))
     if not candidates:
         return changed
-    stores, loads = _count_names(fdef)
+    loads = _count_names(fdef)[1]
     truth = _truth_reads(fdef)
     copied = _truth_copies(fdef, loads, truth)
+    outer = _enclosing(fdef)
     for block, stmt, name, negated in candidates:
-        if stores.get(name) != 2 or loads.get(name, 0) != truth.get(name, 0) + copied.get(
-                name, 0) or not _tested_after(block, stmt, name):
+        if loads.get(name, 0) != truth.get(name, 0) + copied.get(
+                name, 0) or not _tested_after(block, stmt, name, outer):
             continue
         test = stmt.test
         test_copy = copy.deepcopy(test)  # never one node in two places: a rewrite of one
@@ -78,11 +79,39 @@ def _chosen_flag(stmt):
     return (common[0], not found[0][common[0]]) if common else None
 
 
-def _tested_after(block, stmt, name):
+def _enclosing(fdef):
+    """``id(block) -> (the block holding it, the statement holding it)`` for the blocks
+    that are an ``if``'s arm (the end of a loop's body goes back to its top, not on)."""
+    outer = {}
+    for block, _ in _blocks(fdef):
+        for s in block:
+            if s.__class__ is ast.If:
+                for arm in (s.body, s.orelse):
+                    outer[id(arm)] = (block, s)
+    return outer
+
+
+def _tested_after(block, stmt, name, outer):
     """Whether a statement after ``stmt`` in ``block`` surely takes ``name``'s truth once
     ``stmt`` ran (``t_2 = not v``, ``if v:``, ``if not v:``, ``while v:``; no ``break``,
-    ``continue``, ``return`` or ``raise`` before it): then so is ``c``'s, where the ``if c``
-    took it, and an ambiguous truth (an array) still raises."""
+    ``continue``, ``return`` or ``raise`` before it, and nothing binding ``name``): then so
+    is ``c``'s, where the ``if c`` took it, and an ambiguous truth (an array) still raises.
+    The end of an ``if``'s arm goes on after that ``if`` (a ``break`` flag set in the arm
+    a ``continue`` left, tested after the ``if``), when ``c`` is a comparison or a ``not``:
+    a new value, whose truth nothing between changes (not a list a later ``append`` fills)."""
+    fresh = stmt.test.__class__ is ast.Compare or (
+        stmt.test.__class__ is ast.UnaryOp and stmt.test.op.__class__ is ast.Not)
+    while True:
+        found = _tested_in(block, stmt, name)
+        if found is not None:
+            return found
+        if id(block) not in outer or not fresh:
+            return False
+        block, stmt = outer[id(block)]
+
+
+def _tested_in(block, stmt, name):
+    """:func:`_tested_after` in ``block`` alone: ``None`` when its end is reached."""
     k = next(k for k, s in enumerate(block) if s is stmt)
     for s in block[k + 1:]:
         test = s.value.operand if (
@@ -93,9 +122,9 @@ def _tested_after(block, stmt, name):
             test = test.operand  # if not v:
         if test.__class__ is ast.Name and test.id == name:
             return True
-        if any(n.__class__ in _LEAVES for n in _walk(s)):
+        if name in _bound(s) or any(n.__class__ in _LEAVES for n in _walk(s)):
             return False
-    return False
+    return None
 
 
 _LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Raise)

@@ -46,6 +46,7 @@ def _merge_ifs(fdef):
     The same statements in the same order; ``c``'s truth is taken once, at the first test
     (a name, the same at the second; an ambiguous truth raises there, as it did)."""
     changed = False
+    flags = _TruthFlags(fdef)  # (merging arms binds no name: the answers stay true)
     for block, _ in list(_blocks(fdef)):
         k = 0
         while k < len(block):
@@ -56,7 +57,7 @@ def _merge_ifs(fdef):
             second = block[j] if j < len(block) else None
             c, negated = _flag_test(first)
             c2, negated2 = _flag_test(second)
-            if c is None or c != c2 or not _truth_flag(fdef, c) or any(
+            if c is None or c != c2 or not flags(c) or any(
                     n.__class__ is ast.Name and n.id == c and n.ctx.__class__ is ast.Store
                     for s in first.body + first.orelse for n in _walk(s)):
                 k += 1
@@ -106,15 +107,18 @@ def _negated(fdef, temps):
         return False
     stores, loads = _count_names(fdef)
     changed = False
+    saves = flags = None  # read again only after a change (one walk, not one a candidate)
     for block, stmt in found:
         t, v = stmt.targets[0].id, stmt.value.operand.id
-        if not _truth_flag(fdef, v):
+        flags = flags or _TruthFlags(fdef)
+        if not flags(v):
             continue
-        saves = _Saves(fdef)
-        unpacked = saves.unpacked.get(v, 0)
         uses = _uses(fdef, t) if t != v else None
         if uses is None or stores.get(t) != 1 + uses[1]:
             continue
+        if saves is None:
+            saves = _Saves(fdef)
+        unpacked = saves.unpacked.get(v, 0)
         if block is fdef.body and not uses[1] and not any(
                 v in _stores(later) for later in block[block.index(stmt) + 1:]):
             pass  # at the top level, v bound for the last time before: its final value
@@ -135,10 +139,68 @@ def _negated(fdef, temps):
                 node.id = v
         changed = True
         stores, loads = _count_names(fdef)
+        saves = flags = None
     return changed
 
 
 _TRUTH_FORMS = (ast.Compare, ast.UnaryOp)
+
+
+class _TruthFlags:
+    """:func:`_truth_flag` of every name of ``fdef``, from one walk (a walk a question, and
+    one more for each copy followed, made tidy quadratic in the number of ``continue``s):
+    ``flags(name)``. A name is one when nothing :func:`_truth_flag` rejects binds it or
+    reads it, and every name it copies is one; a copy that comes back to itself is not."""
+
+    def __init__(self, fdef):
+        self.bad, self.copies, self.known = set(), {}, {}
+        bad, copies = self.bad, self.copies
+        for node in _walk(fdef):
+            cls = node.__class__
+            if cls is ast.Assign:
+                names = {n.id for target in node.targets for n in _walk(target)
+                         if n.__class__ is ast.Name}
+                if not names or _method(node.value, "pop", 0):
+                    continue
+                if len(node.targets) != 1 or node.targets[0].__class__ is not ast.Name:
+                    bad.update(names)
+                    continue
+                value, name = node.value, node.targets[0].id
+                if value.__class__ is ast.Name:
+                    copies.setdefault(name, []).append(value.id)
+                elif not _truth_value(value):
+                    bad.add(name)
+            elif cls is ast.For:
+                if not _reversed(node.iter):
+                    bad.update(n.id for n in _walk(node.target) if n.__class__ is ast.Name)
+            elif cls in (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.With, ast.Delete):
+                bad.update(n.id for n in _walk(node) if n.__class__ is ast.Name
+                           and n.ctx.__class__ is not ast.Load)
+            elif cls in (ast.Subscript, ast.Attribute):
+                if node.value.__class__ is ast.Name:
+                    bad.add(node.value.id)
+            elif cls is ast.Call and not _method(node, "append", 1):
+                bad.update(n.id for arg in node.args + [k.value for k in node.keywords]
+                           for n in _walk(arg) if n.__class__ is ast.Name)
+
+    def __call__(self, name, seen=()):
+        known = self.known.get(name)
+        if known is not None:
+            return known
+        if name in seen:
+            return False  # (a cycle: every name on it, and every name reaching it, is not)
+        ok = name not in self.bad and all(self(source, seen + (name,))
+                                          for source in self.copies.get(name, ()))
+        self.known[name] = ok
+        return ok
+
+
+def _truth_value(value):
+    """A comparison, a ``not``, ``True`` or ``False``."""
+    return (value.__class__ in _TRUTH_FORMS and (
+        value.__class__ is ast.Compare or value.op.__class__ is ast.Not)
+            or value.__class__ is ast.Constant and value.value in (True, False)
+            and value.value.__class__ is bool)
 
 
 def _truth_flag(fdef, name, seen=()):
@@ -148,7 +210,7 @@ def _truth_flag(fdef, name, seen=()):
     ``for ... in reversed(stack)``), and ``name`` never written through (``name[i] = v``,
     ``name.attr``, an augmented assignment, a call given it). A list or array tested for
     its truth (``if not ys:``) may change between two tests (``ys.append(v)``), so its
-    test is neither moved nor merged."""
+    test is neither moved nor merged. (Asked of many names: :class:`_TruthFlags`.)"""
     if name in seen:
         return False
     for node in _walk(fdef):

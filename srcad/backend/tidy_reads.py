@@ -93,7 +93,8 @@ class _Saves:
     ``i, t, t_3 = stack.pop()``, ``t = stack.pop()``) and ``while stack:`` tests; either all
     of one width (each position then pairs with itself) or naming, over all appends and all
     unpackings, the same names once each (as the sweep writes them: a value is unpacked into
-    the name it was saved from). Two names saved together, holding one value, become one
+    the name it was saved from; such a stack, :attr:`paired`, is paired by name even when
+    its saves are all of one width). Two names saved together, holding one value, become one
     (:meth:`merge`)."""
 
     def __init__(self, fdef):
@@ -119,6 +120,8 @@ class _Saves:
                 e.__class__ is ast.Name for site in self.unpacks[s] for e in _elts(site))
             and (len({len(_elts(site)) for site in self.appends[s] + self.unpacks[s]}) == 1
                  or _names(self.appends[s]) == _names(self.unpacks[s]))}
+        self.paired = {s for s in self.stacks if _distinct(self.appends[s]) and (
+            _names(self.appends[s]) == _names(self.unpacks[s]))}
         self.unpacked = {}
         for stack in self.unpacks:
             for site in self.unpacks[stack]:
@@ -142,7 +145,8 @@ class _Saves:
             if len(unpacks) != self.unpacked.get(kept) or len(unpacks) != self.unpacked.get(
                     name):
                 return False  # unpacked elsewhere too
-            if len(set(map(len, map(_elts, self.appends[stack] + self.unpacks[stack])))) == 1:
+            if stack not in self.paired and len(set(map(len, map(
+                    _elts, self.appends[stack] + self.unpacks[stack])))) == 1:
                 sites = self.appends[stack] + unpacks  # one width: every append pairs
             layouts = {(len(_elts(site)), tuple(_at(_elts(site), kept)),
                         tuple(_at(_elts(site), name))) for site in sites}
@@ -168,7 +172,8 @@ class _Saves:
                      if _at(_elts(site), name)]
             if not any(site in self.unpacks[stack] for site in sites):
                 continue
-            if len(set(map(len, map(_elts, self.appends[stack] + self.unpacks[stack])))) == 1:
+            if stack not in self.paired and len(set(map(len, map(
+                    _elts, self.appends[stack] + self.unpacks[stack])))) == 1:
                 if len(sites) != len(self.appends[stack]) + len(self.unpacks[stack]):
                     return False
             places = {tuple(_at(_elts(site), name)) for site in sites}
@@ -203,6 +208,15 @@ def _drop(site, k):
 def _names(sites):
     return sorted(e.id if e.__class__ is ast.Name else "" for site in sites
                   for e in _elts(site))
+
+
+def _distinct(sites):
+    """Whether the items of ``sites`` are names, each once: a stack whose appends and
+    unpackings name the same names so is paired by name (a value is unpacked into the name
+    it was saved from), whatever the widths: ``stack.append((t_3, t_4))`` in a branch and
+    ``stack.append((i, skip_1))`` after it pair with their own unpackings, not by position."""
+    names = _names(sites)
+    return "" not in names and len(set(names)) == len(names)
 
 
 def _at(elts, name):
