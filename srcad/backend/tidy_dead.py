@@ -90,7 +90,7 @@ def _dead_code(fdef, arrays=()):
     only the discarded output needed, in a function that returns gradients only), or whose
     only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
     changed = _dead_counters(fdef)
-    return _dead_values(fdef) or changed
+    return _dead_values(fdef, arrays) or changed
 
 
 def _dead_counters(fdef):
@@ -143,7 +143,7 @@ def _idle_count(loop):
             and all(s.__class__ in (ast.Pass, Comment) for s in loop.body))
 
 
-def _dead_values(fdef):
+def _dead_values(fdef, arrays):
     loads = _loads(fdef)
     dead, readers = _self_updates_only(fdef, loads)
     covered = _covered_divisions(fdef, loads, arrays)
