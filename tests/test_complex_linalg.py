@@ -259,12 +259,20 @@ def _eigvals_only(a):
 
 @pytest.mark.skipif(scipy_linalg is None, reason="SciPy is not installed")
 def test_scipy_eigh_values_only():
-    """eigvals_only=True: the first derivative; the second one would differentiate the two
-    eigh calls of its template separately, whose vectors' phases are each LAPACK's choice:
-    refused by the phase check, never wrong."""
+    """eigvals_only=True: the first derivative."""
     z = _complex(SQUARE, 5)
     np.testing.assert_allclose(srcad.grad(_eigvals_only)(z), _fd_complex(_eigvals_only, z),
                                rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(scipy_linalg is None, reason="SciPy is not installed")
+@pytest.mark.skipif(not LONG, reason="~12 s making the first derivative's code to refuse its "
+                    "derivative: the long run (SRCAD_LONG_PROPERTIES=1)")
+def test_scipy_eigh_values_only_second_order_is_refused():
+    """The second derivative would differentiate the two eigh calls of the first one's
+    template separately, whose vectors' phases are each LAPACK's choice: refused by the phase
+    check, never wrong (test_a_function_of_the_phases_is_refused runs the check by default)."""
+    z = _complex(SQUARE, 5)
     u = _complex(SQUARE, 6)
 
     def pairing(x):

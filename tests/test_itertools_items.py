@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from call_checks import check_first_order
 from program_files import load
+from sampling import sample_by
 
 import srcad
 
@@ -79,7 +80,8 @@ def _cases():
 X = np.array([0.3, -0.7, 1.1])
 
 
-@pytest.mark.parametrize("call,items,use", list(_cases()))
+#: CI: every call once, a third of the rest (tests/sampling.py); the long run all
+@pytest.mark.parametrize("call,items,use", sample_by(_cases(), lambda c: c[0], 1))
 def test_itertools_tuples_of_differentiated_items(tmp_path, call, items, use):
     text = _text(call, items, use)
     f = load(tmp_path, f"it_{call}_{items}_{use}", text, modules=(np,))

@@ -18,6 +18,7 @@ import autograd.numpy as anp
 import numpy as np
 import program_files
 import pytest
+from sampling import sample_by
 from srcad.check import numerical_grad
 from twin_checks import vjp_jvp_and_hessians
 
@@ -110,8 +111,12 @@ def _args(shapes):
     return tuple(RNG.uniform(-1.0, 1.0, s) for s in SHAPES[shapes])
 
 
-@pytest.mark.parametrize("body, place, shapes", CASES,
-                         ids=[f"{b}-{p}-{s}" for b, p, s in CASES])
+#: CI: every body once, a third of the rest (tests/sampling.py); the long run all
+RUN = sample_by(CASES, lambda c: c[0], 1)
+
+
+@pytest.mark.parametrize("body, place, shapes", RUN,
+                         ids=[f"{b}-{p}-{s}" for b, p, s in RUN])
 def test_grad_and_value_and_grad(tmp_path, body, place, shapes):
     module, twin = _program(tmp_path, body, place, shapes)
     x, y = _args(shapes)

@@ -38,7 +38,7 @@ a refusal of any other program fails. Refusals are counted per feature (`STATS`)
 as JSON to the file named by SRCAD_PROPERTY_STATS. Array programs (mutation and aliasing of
 NumPy arrays) are in test_properties_arrays.py.
 
-The default run (CI) draws 40 core programs and 80 with features (second order: 30 and 30).
+The default run (CI) draws 40 core programs and 50 with features (second order: 30 and 30).
 `SRCAD_LONG_PROPERTIES=1` draws 2000 and 6000 (second order: 1000 and 2000), each times
 SRCAD_PROPERTY_EXAMPLES (default 1); with test_properties_arrays.py's 9000 that is 20,000.
 """
@@ -72,7 +72,7 @@ def examples(long, default):
 
 
 FIRST_ORDER_EXAMPLES = examples(2000, 40)
-FEATURE_EXAMPLES = examples(6000, 80)
+FEATURE_EXAMPLES = examples(6000, 50)
 SECOND_ORDER_EXAMPLES = examples(1000, 30)
 SECOND_ORDER_FEATURE_EXAMPLES = examples(2000, 30)
 

@@ -20,7 +20,7 @@ Non-smooth points are told from bugs as in test_properties.py (one-sided differe
 re-check at a generic point near the drawn input). Every call gets fresh copies of `a`, so a
 program that writes into its argument cannot change the inputs of the next call.
 
-The default run (CI) draws 80 programs; `SRCAD_LONG_PROPERTIES=1` draws 9000 (times
+The default run (CI) draws 50 programs; `SRCAD_LONG_PROPERTIES=1` draws 9000 (times
 SRCAD_PROPERTY_EXAMPLES).
 """
 
@@ -50,7 +50,7 @@ from test_properties import (
 
 import srcad
 
-ARRAY_EXAMPLES = examples(9000, 80)
+ARRAY_EXAMPLES = examples(9000, 50)
 
 COORDS = st.lists(st.floats(-1.5, 1.5, allow_nan=False, allow_infinity=False),
                   min_size=7, max_size=7)
