@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 from sampling import LONG
+from test_quality31_text import _check  # grad against central differences, the tape, jvp
 from twin_checks import central, close
 
 import srcad
@@ -115,17 +116,6 @@ TEXT = {
 def _vectors(rng, n):
     sizes = [2, 3, 5, 7]
     return [rng.uniform(-1.5, 2.5, size=sizes[k % len(sizes)]) for k in range(n)]
-
-
-def _check(f, x):
-    g = srcad.grad(f)(x)
-    assert close(g, central(f, (x,), 0), 1e-5), (f.__name__, x)
-    assert close(g, tape.grad(f)(x), 1e-12), (f.__name__, x)
-    value, g2 = srcad.value_and_grad(f)(x)
-    assert close(value, f(x), 1e-14) and close(g2, g, 1e-14)
-    t = np.linspace(-1.0, 1.0, x.size)
-    _, tangent = srcad.jvp(f, (x,), (t,))
-    assert close(tangent, np.dot(g, t), 1e-10), (f.__name__, x)
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)

@@ -109,12 +109,7 @@ def read_once(fn):
         displays = {s.target for s in block if isinstance(s, ir.Assign) and isinstance(
             s.value, ir.Prim) and s.value.fn is ir.BUILD_TUPLE and not s.value.kwargs}
         for s in block:
-            reads = [v.name for v in ir.reads_of(s) if isinstance(v, ir.Var)]
-            for phi in getattr(s, "phis", ()):
-                reads += [v.name for src in phi.sources for v in ir.atoms_in(src)]
-            for part in (getattr(s, "test", None), getattr(s, "exit", None)):
-                reads += [v.name for v in ir.atoms_in(part)]
-            for n in reads:
+            for n in names_read(s):
                 counts[n] = counts.get(n, 0) + 1
                 if n in displays:
                     found[n] = id(s)
@@ -123,3 +118,15 @@ def read_once(fn):
 
     visit(fn.body)
     return {n: at for n, at in found.items() if counts[n] == 1}
+
+
+def names_read(s):
+    """The names statement ``s`` reads at its own level, each read once per place: its
+    operands, its phis' sources (every one, not only a loop's entry) and an if's or loop's
+    test and exit."""
+    reads = [v.name for v in ir.reads_of(s) if isinstance(v, ir.Var)]
+    for phi in getattr(s, "phis", ()):
+        reads += [v.name for src in phi.sources for v in ir.atoms_in(src)]
+    for part in (getattr(s, "test", None), getattr(s, "exit", None)):
+        reads += [v.name for v in ir.atoms_in(part)]
+    return reads

@@ -40,7 +40,7 @@ from ..core.walk import walk_nodes
 from ..rules import registry
 from . import exp_quotients, into, loop_sums, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
-from .joins import Joins, read_once
+from .joins import Joins, names_read, read_once
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reuse import Reuse
 from .reverse_data import Data, display_items
@@ -402,12 +402,7 @@ def _read_for_layout_only(fn):
             if rule is not None:
                 for_layout = [a.name for p, a in bound.items()
                               if p in rule.shape_only and isinstance(a, ir.Var)]
-        reads = [v.name for v in ir.reads_of(s) if isinstance(v, ir.Var)]
-        for phi in getattr(s, "phis", ()):
-            reads += [v.name for src in phi.sources for v in ir.atoms_in(src)]
-        for part in (getattr(s, "test", None), getattr(s, "exit", None)):
-            reads += [v.name for v in ir.atoms_in(part)]
-        for n in reads:
+        for n in names_read(s):
             if n in for_layout:
                 for_layout.remove(n)  # one read as that argument
             else:
