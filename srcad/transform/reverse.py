@@ -87,7 +87,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         # to what a callee's backward part returns, or copied from one of these. They are
         # added to by dx = dx + v, never dx += v: that code differentiated again could not
         # tell it from a write into the caller's array (MutationError, issue 14's over-refusal)
-        self.borrowed, self.live = set(), set()
+        self.borrowed, self.live, self.whole_parts = set(), set(), {}  # (.whole_lists)
         self.guard = None  # the open guard of a maybe-zero gradient (see .zeros)
         self.maybe = {}  # gradient that may be uncontributed on this path -> its flag
         self.flags = {}  # gradient -> the name of its flag (see .zeros)

@@ -220,7 +220,7 @@ class Data:
         self.calls[id(stmt)] = (fwd, ctx, forward)
         self.ref(ctx, frame)
         self.parts_called = True
-        self.__dict__.setdefault("whole_parts", {})[bwd] = entry.whole  # (.whole_lists)
+        self.whole_parts[bwd] = entry.whole  # (.whole_lists)
         if not buffers:
             self.call_backward([arguments[p] for p in wrt], call(bwd, ctx, gname), code, frame)
             return

@@ -45,7 +45,7 @@ def whole_names(backward, sweep, outside):
     ``outside``, the names holding a value before the sweep (its seed: the caller's)."""
     spell = sweep.helper_names
     filled, zeros = spell.get("filled", "filled"), spell.get("zeros_like", "zeros_like")
-    parts = sweep.__dict__.get("whole_parts", {})  # backward part's name -> its flags
+    parts = sweep.whole_parts  # backward part's name -> its flags
 
     def whole(value, k, n):
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
