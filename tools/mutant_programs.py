@@ -430,9 +430,14 @@ def run_mutant(fn, prepared, folder, seed, k):
 def run_batches(functions_file, keys, args, deadline, out):
     pending = list(keys)
     while pending and time.time() < deadline:
+        # the keys go in a file: on the command line they can pass the kernel's limit on one
+        # argument (128 kB: E2BIG) once the harvest holds a few thousand functions
+        keys_file = functions_file + ".keys"
+        with open(keys_file, "w") as fh:
+            json.dump(pending, fh)
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", functions_file,
                "--mutants", str(args.mutants), "--seed", str(args.seed), "--keys",
-               json.dumps(pending)] + (["--kinds"] + args.kinds if args.kinds else [])
+               "@" + keys_file] + (["--kinds"] + args.kinds if args.kinds else [])
         env = dict(os.environ)
         env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
                                     else "")
@@ -482,7 +487,12 @@ def main(argv=None):
             p.error(f"--kinds: one of {sorted(m.__name__ for m in mutations.MUTATIONS)}")
         mutations.MUTATIONS[:] = chosen
     if args.worker:
-        worker(args.worker, json.loads(args.keys), args.mutants, args.seed)
+        if args.keys.startswith("@"):  # (a file of keys: see run_batches)
+            with open(args.keys[1:]) as fh:
+                keys = json.load(fh)
+        else:
+            keys = json.loads(args.keys)
+        worker(args.worker, keys, args.mutants, args.seed)
         return 0
     start = time.time()
     functions = mutant_sources.harvest(args.only)
@@ -513,6 +523,8 @@ def main(argv=None):
 
     run_batches(fh.name, [f.key for f in functions], args, start + args.seconds, out)
     os.unlink(fh.name)
+    if os.path.exists(fh.name + ".keys"):
+        os.unlink(fh.name + ".keys")
     print(f"\n{len(functions)} functions harvested, "
           f"{len({i['key'] for i in items})} reached, {time.time() - start:.0f} s")
     print("  ".join(f"{k} {counts[k]}" for k in ORDER + ["UNUSABLE"] if counts[k]))
