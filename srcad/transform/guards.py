@@ -19,8 +19,9 @@ specialisation knows to have different shapes (:func:`srcad.backend.keys.shape_p
 then the guard is false at every call, and the code is the plain ``unbroadcast`` (a class
 joined from such sites is folded away the same way, :meth:`ShapeGuards.fold_guards`). The
 forward sweep, at the block's end, computes one boolean per guard class, ``alike = a.shape ==
-b.shape == c.shape`` (each array's shape read once), and the backward sweep reads ``dA = g *
-b if alike else unbroadcast(g * b, a)``: the unbroadcast only where the shapes differ, as
+b.shape == c.shape`` (each array's shape read once; ``len(a) == len(b)`` where all are
+vectors by the ranks the code is made for, no tuple each), and the backward sweep reads ``dA =
+g * b if alike else unbroadcast(g * b, a)``: the unbroadcast only where the shapes differ, as
 before. Nothing else changes: the operands the general path reads are read as before, and
 the guard is one saved boolean.
 
@@ -151,7 +152,7 @@ class ShapeGuards:
                 guard = names[cls] = self.namer.fresh("alike")
                 self.primals.add(guard)
                 self.ref(guard, frame)
-                shapes_ = [nodes.attr(m, "shape") for m in members]
+                shapes_ = _sizes(members, self.an)
                 self.block_guards.setdefault(frame, []).append(assign(guard, ast.Compare(
                     left=shapes_[0], ops=[ast.Eq() for _ in shapes_[1:]],
                     comparators=shapes_[1:])))
@@ -205,6 +206,15 @@ class ShapeGuards:
     def guards_defined(self, block_id):
         """The guard names the forward sweep defines at the end of a block."""
         return {s.targets[0].id for s in self.block_guards.get(block_id, ())}
+
+
+def _sizes(members, an):
+    """What a guard compares of each of ``members``: ``len(a)`` where every one of them is an
+    array of rank 1 (the rank the code is specialised on: two vectors have one shape exactly
+    when they have one length, and ``len`` makes no tuple), else ``a.shape``."""
+    if all(an.kinds.get(m) == ARRAY and an.ranks.get(m) == 1 for m in members):
+        return [nodes.call("len", m) for m in members]
+    return [nodes.attr(m, "shape") for m in members]
 
 
 def _shape_reads(tree, names):

@@ -13,22 +13,26 @@ Two rewrites of an instantiated template (a tree), made where it is instantiated
 * **NumPy's operator where an operand is NumPy's value** (code that only runs: the Python
   backend on NumPy values, not code srcad reads again): ``np.divide(g, 2 * sqrt)`` is ``g /
   (2 * sqrt)`` and ``np.power(a, 2)`` is ``a ** 2`` when an operand is certainly a NumPy number
-  or array (a name a ufunc assigned, arithmetic with one, a ufunc's call): Python's operator
+  or array (a name a ufunc assigned, or a sum of an array of floats, ``np.sum(exp) + 2.0``:
+  :func:`numpy_results`; arithmetic with one, a ufunc's call): Python's operator
   on it is NumPy's, with NumPy's semantics (inf and nan, a warning, never
   ``ZeroDivisionError``), without the ~2 µs a ufunc call on numbers costs.
   (:mod:`.templates` writes NumPy's function where the operands may both be Python floats.)
 
-A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``, :mod:`.nodes`.
+A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``,
+:mod:`srcad.analysis.dtypes`, :mod:`.nodes`.
 """
 
 from __future__ import annotations
 
 import ast
+import operator
 
 import numpy as np
 
+from ..analysis.dtypes import inexact_values
 from ..core import ir
-from ..core.kinds import SCALAR
+from ..core.kinds import ARRAY, SCALAR
 from .nodes import name
 
 _OPERATORS = {"divide": ast.Div, "true_divide": ast.Div, "power": ast.Pow}
@@ -89,10 +93,45 @@ class Reuse:
 
     def _ufunc_results(self):
         if getattr(self, "_results", None) is None:
-            self._results = {s.target for s in ir.walk(self.fn.body) if isinstance(
-                s, ir.Assign) and isinstance(s.value, ir.Prim) and isinstance(
-                s.value.fn, np.ufunc) and s.target}
+            self._results = numpy_results(self.fn, self.an)
         return self._results
+
+
+def numpy_results(fn, an):
+    """The names of ``fn`` (IR) certainly holding a NumPy number or array: a ufunc's result;
+    a sum, mean, product, max or min (``np.sum(a)``, ``a.sum()``) of an array of floating or
+    complex numbers (:func:`srcad.analysis.dtypes.inexact_values`: an object array's sum
+    may be Python's number); arithmetic (``+ - * /``, ``-x``) with such a value and a real
+    number or array (NumPy's number is a subclass of Python's float, so its operator is tried
+    first and answers; a Python complex's is not: ``1j + np.float64(2.0)`` is Python's)."""
+    assigns = [s for s in ir.walk(fn.body) if isinstance(s, ir.Assign) and s.target and (
+        isinstance(s.value, ir.Prim)) and not s.value.kwargs]
+    found = {s.target for s in assigns if isinstance(s.value.fn, np.ufunc)}
+    inexact = None
+    for s in assigns:
+        if s.value.fn in _REDUCTIONS and len(s.value.args) == 1:
+            if inexact is None:
+                inexact = inexact_values(an)
+            a = s.value.args[0]
+            if isinstance(a, ir.Var) and an.kinds.get(a.name) == ARRAY and a.name in inexact:
+                found.add(s.target)
+    changed = True
+    while changed:  # arithmetic with a found value, to a fixed point (loops' phis: not)
+        changed = False
+        for s in assigns:
+            if s.target in found or s.value.fn not in _ARITHMETIC or (
+                    s.target in an.complex or an.is_complex(s.value)):
+                continue
+            if any(isinstance(a, ir.Var) and a.name in found for a in s.value.args):
+                found.add(s.target)
+                changed = True
+    return found
+
+
+_REDUCTIONS = (np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin) + tuple(
+    ir.Method(m) for m in ("sum", "mean", "prod", "max", "min"))
+_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
+               operator.pos)
 
 
 class _Rewrite(ast.NodeTransformer):
