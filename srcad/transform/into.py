@@ -86,10 +86,12 @@ def split(sweep, fn, wrt, arguments, kinds, arity, ranks, seed):
     return sweep.an.callees.split(fn, wrt, kinds, arity, ranks), []
 
 
-def adds_only(fdef, names, parts):
+def adds_only(fdef, names, parts, rows="add_row"):
     """Whether, in the function ``fdef`` (whose parameters include ``names``), every
     occurrence of each name in ``names`` is the target of ``+=`` (the name, or a subscript of
-    it), whose value and index do not mention it, or an argument after the first two of a
+    it; or the first argument of ``rows``, the helper :func:`srcad.runtime.items.add_row`,
+    ``dw[i] += g`` written so), whose value and index do not mention it, or an argument after
+    the first two of a
     call of one of ``parts`` (the variants that add into what they are given: a call's
     result may be another's argument, ``f_into(c, g_into(c2, g, dw), dw)``, evaluated
     first), that name given once to that call."""
@@ -104,6 +106,14 @@ def adds_only(fdef, names, parts):
             if isinstance(base, ast.Name) and base.id in names:
                 inside = [node.value] + ([target.slice] if base is not target else [])
                 if any(isinstance(n, ast.Name) and n.id in names for part in inside
+                       for n in walk_nodes(part)):
+                    return False
+                allowed.add(id(base))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id == rows) and len(node.args) == 3 and not node.keywords:
+            base = node.args[0]
+            if isinstance(base, ast.Name) and base.id in names:
+                if any(isinstance(n, ast.Name) and n.id in names for part in node.args[1:]
                        for n in walk_nodes(part)):
                     return False
                 allowed.add(id(base))

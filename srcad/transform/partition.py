@@ -56,14 +56,31 @@ def made_zeros(sweep, dobj, like, code, contribution, index, frame):
         sweep.piece_groups[dobj] = group
 
 
-def added(sweep, dobj, index, gname):
+def added(sweep, dobj, index, gname, obj=None):
     """``dobj[index] += g`` into the new array ``dobj``, noted in its group of writes (a
     write noted in a group that is no longer the array's is never found after the group's
-    ``scatter`` with nothing reading the array between: see :func:`rewrite`)."""
+    ``scatter`` with nothing reading the array between: see :func:`rewrite`).
+
+    In code that only runs, where ``index`` is one int and ``obj`` (whose gradient ``dobj``
+    is) has rank 2 or more, ``add_row(dobj, index, g)`` instead (:mod:`srcad.runtime.items`):
+    ``dobj[index]`` is a view of a row, added into in place, not written back onto itself
+    (a derivative of the code reads its plain form, ``operators_written``)."""
+    if sweep.runs_only and _one_int(index, sweep.an) and isinstance(obj, ir.Var) and (
+            sweep.an.rank(obj) or 0) >= 2:
+        sweep.operators_written = True
+        return ast.Expr(value=nodes.call(sweep.helper("add_row"), dobj, nodes.expr(index),
+                                         gname))
     stmt = nodes.add_to(nodes.subscript(dobj, nodes.expr(index)), gname)
     if dobj in sweep.piece_groups:
         sweep.piece_groups[dobj].writes.append((stmt, index))
     return stmt
+
+
+def _one_int(index, an):
+    """Whether ``index`` is one int (a literal, or a name the analysis knows holds one)."""
+    if isinstance(index, ir.Const):
+        return type(index.value) is int
+    return isinstance(index, ir.Var) and index.name in an.ints
 
 
 def rewrite(sweep, backward):

@@ -69,7 +69,7 @@ class Data:
         basic = kind == ARRAY and _basic_index(index, self.an) and obj.name not in self.an.complex
         if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
             # an array this sweep made and nothing else holds: dobj[index] += g (.partition)
-            code.append(partition.added(self, dobj, index, gname))
+            code.append(partition.added(self, dobj, index, gname, obj))
             self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return
         made = dobj not in self.live
