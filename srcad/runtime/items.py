@@ -1,8 +1,8 @@
 """Helpers for the gradients of containers read item by item: :func:`items_at` (the gradient
 of a list, tuple or dict whose items were read, ``a, b = f(x)``) and :func:`picked` (its own
 gradient, for generated code differentiated again) and :func:`filled` (a sparse list gradient
-made whole); :func:`add_row` (a gradient added into a row of an array's). Imports only :mod:`.helpers` and
-:mod:`.registry`."""
+made whole); :func:`add_row` (a gradient added into a row of an array's). Imports only
+:mod:`.helpers` and :mod:`.registry`."""
 
 from __future__ import annotations
 
