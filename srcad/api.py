@@ -440,10 +440,10 @@ def _remember_jvp(f, names, primals, fn, user):
     if key is None and tree_keys.keyed_classes(map(type, primals)) and not any(
             map(pytrees.has_records, primals)):  # (a record's code is wrapped: not kept)
         key, trees = tree_keys.call_key(primals), _jvp_trees.get((f, names))
-        if trees is None or len(trees) >= tree_keys.MOST:
+        if trees is None:
             trees = _jvp_trees[(f, names)] = {}
         if key is not None:
-            trees[key] = fn
+            tree_keys.keep(trees, key, fn)
         return
     if key is None or any(map(pytrees.has_records, primals)):
         return

@@ -19,7 +19,8 @@ an int for a ``wrt`` parameter, keywords) takes the full path, which makes the c
 refuses the call. Names the code read are guarded where they were (the dispatcher's line
 (0), ``Transformed.__call__``).
 
-Imports NumPy and :mod:`srcad.pytrees` (which classes are records).
+Imports NumPy, :mod:`srcad.pytrees` (which classes are records) and
+:mod:`srcad.backend.keys` (the arrays' part of a key).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import operator
 import numpy as np
 
 from . import pytrees
+from .backend.keys import layouts
 
 #: leaves keyed by their class alone (an array: by its rank and dtype too)
 _LEAVES = frozenset({float, int, np.float64, bool, complex, type(None), str})
@@ -112,21 +114,29 @@ def keyed_classes(types):
 def call_key(args):
     """The key of a call's positional ``args`` (classes :func:`keyed_classes` accepts): each
     container's and record's :func:`tree_key`, each top-level array's rank, dtype and the
-    position of the first array of its shape; None when a value is out of reach."""
-    out, shapes = [], []
+    position of the first array of its shape (:func:`srcad.backend.keys.layouts`, as the
+    full path's key compares them); None when a value is out of reach."""
+    out, arrays = [], None
     for a in args:
         cls = type(a)
         if cls is np.ndarray:
-            shape = a.shape
-            first = shapes.index(shape) if shape in shapes else len(shapes)
-            shapes.append(shape)
-            out.append((a.ndim, a.dtype.char, first))
+            if arrays is None:
+                arrays = iter(layouts([a for a in args if type(a) is np.ndarray]))
+            out.append(next(arrays))
         elif cls not in _PLAIN:
             key = tree_key(a)
             if key is None:
                 return None
             out.append(key)
     return tuple(out)
+
+
+def keep(table, key, value):
+    """``table[key] = value``, the table emptied first when it holds :data:`MOST` entries
+    (a function called with ever new structures keeps a bounded number)."""
+    if len(table) >= MOST:
+        table.clear()
+    table[key] = value
 
 
 class ByTree:
@@ -154,11 +164,8 @@ class ByTree:
     def add(self, args, fn):
         """Find ``fn`` for calls keyed like ``args`` (the full path ran it on them)."""
         key = call_key(args)
-        if key is None:
-            return
-        if len(self.fns) >= MOST:
-            self.fns.clear()
-        self.fns[key] = fn
+        if key is not None:
+            keep(self.fns, key, fn)
 
 
 def remember(cache, lock, slow, args, bound, fn, head=0):
