@@ -60,8 +60,13 @@ def call(jac, args):
                 return found
     result = jac._tree(args).value
     if key is not None and jac.mode == "fwd" and key not in plans:
-        _fwd_plan(jac, args, plans, key, result)
+        tree_keys.keep(plans, key, _fwd_plan(jac, args, plans, key, result) or _never)
     return result
+
+
+def _never(args):
+    """The plan of a structure the forward plan cannot take (tried once): the full path."""
+    return _MISS
 
 
 def _plans(jac, args):
@@ -109,27 +114,38 @@ def _floats(value):
 
 
 def _rev_plan(jac, args, plans, key):
-    """Reverse mode: ``grad``'s code for these arguments, when its output is a number by
-    their kinds (None otherwise: the full path, each call)."""
+    """Reverse mode: ``grad``'s code for these arguments when its output is a number by
+    their kinds, else (a nested dict's items, whose kinds are not known) what the full path
+    computes for a number out: ``f`` for the value, then ``vjp``'s code of 1.0."""
     f, index, single = jac.f, jac.index, jac.single
-    if not functions.is_user_function(f) or not api._all_given(f, args):
-        return None
-    try:
-        t = jac.grad_code = jac.grad_code or api._transform(f, index, "grad")
-        t._check_env()  # a name the code read is bound to something else: made again
-        fn = t._specialise(t._bind(args, {}))
-    except SrcadError:
-        return None  # (the full path says what it refuses, or does it another way)
-    if not fast_calls.number_out(fn.__srcad_raw__):
-        return None
-    ok = fresh(fn.__srcad_reads__)
+    fn = None
+    if functions.is_user_function(f) and api._all_given(f, args):
+        try:
+            t = jac.grad_code = jac.grad_code or api._transform(f, index, "grad")
+            t._check_env()  # a name the code read is bound to something else: made again
+            fn = t._specialise(t._bind(args, {}))
+        except SrcadError:
+            fn = None  # (the full path says what it refuses, or does it another way)
+    if fn is not None and fast_calls.number_out(fn.__srcad_raw__):
+        ok = fresh(fn.__srcad_reads__)
+    else:
+        fn, ok = None, None
+        if jac.vjp is None:
+            jac.vjp = api._transform(f, index, "vjp")
+    vjp = jac.vjp
     expected = [tree_keys.tree_key(args[p]) for p in index]  # (float leaves, as the args')
 
     def rev_plan(args):
-        if not ok():
-            plans.pop(key, None)
-            return _MISS
-        grads = fn(*args)
+        if fn is not None:
+            if not ok():
+                plans.pop(key, None)
+                return _MISS
+            grads = fn(*args)
+        else:  # (as leaves.number_rows: a number out, else the full path)
+            value = f(*args)
+            if value.__class__ is not float and value.__class__ is not np.float64:
+                return _MISS
+            grads = vjp(1.0, *args)
         rows = []
         for g, p, want in zip(grads, index, expected):
             if tree_keys.tree_key(g) == want:  # floats in the argument's structure
@@ -149,8 +165,8 @@ def _rev_plan(jac, args, plans, key):
 
 
 def _fwd_plan(jac, args, plans, key, expected):
-    """Forward mode: keep the plan for this structure when ``expected`` (the full path's
-    Jacobian) is what it gives."""
+    """Forward mode: the plan for this structure, when ``expected`` (the full path's
+    Jacobian) is what it gives (else None)."""
     fn, full = jacobian_trees._function(jac, args)
     if len(full) != len(args) or any(a is not b for a, b in zip(full, args)):
         return
@@ -217,9 +233,7 @@ def _fwd_plan(jac, args, plans, key, expected):
     except (SyntaxError, RecursionError):  # pragma: no cover - displays of str/int keys
         return
     plan = space["fwd_plan"]
-    if not _same(plan(args), expected):
-        return
-    tree_keys.keep(plans, key, plan)
+    return plan if _same(plan(args), expected) else None
 
 
 def _display(shape, items, space, raw=False, leaf=None):
