@@ -133,7 +133,8 @@ def _rev_plan(jac, args, plans, key):
         if jac.vjp is None:
             jac.vjp = api._transform(f, index, "vjp")
     vjp = jac.vjp
-    expected = [tree_keys.tree_key(args[p]) for p in index]  # (float leaves, as the args')
+    # gradients kept as they are when floats in their argument's structure (key order too)
+    expected = [_test(args[p]) for p in index]
 
     def rev_plan(args):
         if fn is not None:
@@ -147,8 +148,8 @@ def _rev_plan(jac, args, plans, key):
                 return _MISS
             grads = vjp(1.0, *args)
         rows = []
-        for g, p, want in zip(grads, index, expected):
-            if tree_keys.tree_key(g) == want:  # floats in the argument's structure
+        for g, p, same in zip(grads, index, expected):
+            if same(g):
                 rows.append(g)
                 continue
             try:
@@ -159,6 +160,18 @@ def _rev_plan(jac, args, plans, key):
 
     tree_keys.keep(plans, key, rev_plan)
     return rev_plan
+
+
+def _test(value):
+    """A function of ``g`` testing it has ``value``'s :func:`srcad.tree_keys.tree_key`
+    (:func:`srcad.tree_keys.key_test`, compiled)."""
+    space = {}
+    conds = tree_keys.key_test(value, "g", space)
+    if conds is None:  # pragma: no cover - the arguments hold floats only
+        return lambda g: False
+    exec(compile(f"def same(g):\n    return {' and '.join(conds)}\n",  # noqa: S102
+                 "<srcad tree test>", "exec"), space)
+    return space["same"]
 
 
 # ------------------------------------------------------------------------ forward mode
@@ -178,7 +191,7 @@ def _fwd_plan(jac, args, plans, key, expected):
         except (jacobian_trees._NotNumbers, RecursionError):
             return
         counts.append(len(found))
-    space = {"fn": fn, "key": tree_keys.tree_key, "MISS": _MISS, "made": pytrees.made_like,
+    space = {"fn": fn, "MISS": _MISS, "made": pytrees.made_like,
              "float": float, "ok": fresh(fn.__srcad_reads__), "plans": plans, "pk": key}
     lines = ["def fwd_plan(args):",
              "    if not ok():",
@@ -191,8 +204,9 @@ def _fwd_plan(jac, args, plans, key, expected):
             tangents = [_display(s, [1.0 if (j, n) == (k, m) else 0.0 for n in range(c)],
                                  space) for j, (s, c) in enumerate(zip(shapes, counts))]
             value, t = fn(*args, *[eval(text, space) for text in tangents])  # noqa: S307
-            vk, tk = tree_keys.tree_key(value), tree_keys.tree_key(t)
-            if vk is None or tk is None:
+            v_test = tree_keys.key_test(value, "v", space)
+            t_test = tree_keys.key_test(t, "t", space)
+            if v_test is None or t_test is None:
                 return
             found = []
             try:
@@ -204,9 +218,8 @@ def _fwd_plan(jac, args, plans, key, expected):
                 return
             out = shape_out
             c = len(columns)
-            space[f"V{c}"], space[f"T{c}"] = vk, tk
             lines += [f"    v, t = fn(*args, {''.join(x + ', ' for x in tangents)})",
-                      f"    if key(v) != V{c} or key(t) != T{c}:",
+                      f"    if not ({' and '.join(v_test + t_test)}):",
                       "        return MISS",
                       f"    c{c} = ({''.join(x + ', ' for x in _reads(t, 't', space))})"]
             columns.append((k, m))
@@ -227,12 +240,13 @@ def _fwd_plan(jac, args, plans, key, expected):
 
     result = _display(out, None, space, raw=True, leaf=next_leaf)
     lines.append(f"    return {result}")
+    text = "\n".join(lines) + "\n"
     try:
-        exec(compile("\n".join(lines) + "\n", "<srcad tree jacobian plan>", "exec"),  # noqa: S102
-             space)
+        exec(compile(text, "<srcad tree jacobian plan>", "exec"), space)  # noqa: S102
     except (SyntaxError, RecursionError):  # pragma: no cover - displays of str/int keys
         return
     plan = space["fwd_plan"]
+    plan.__srcad_source__ = text  # (for reading)
     return plan if _same(plan(args), expected) else None
 
 
@@ -253,6 +267,9 @@ def _display(shape, items, space, raw=False, leaf=None):
             return "{" + ", ".join(f"{k!r}: {text(sub)}" for k, sub in s[1:]) + "}"
         if type(head) is jacobian_trees._Record:
             name = f"R{len(space)}"
+            if tree_keys._record_kind(type(head.like)) == "tuple":  # (made_like's call)
+                space[name] = type(head.like)
+                return f"{name}(" + ", ".join(f"{k}={text(sub)}" for k, sub in s[1:]) + ")"
             space[name] = head.like
             return f"made({name}, {{" + ", ".join(f"{k!r}: {text(sub)}" for k, sub in s[1:]) \
                 + "})"
@@ -276,6 +293,11 @@ def _reads(value, spelled, space):
         return [r for k, v in value.items() for r in _reads(v, f"{spelled}[{k!r}]", space)]
     if cls is list or cls is tuple:
         return [r for i, v in enumerate(value) for r in _reads(v, f"{spelled}[{i}]", space)]
+    if tree_keys._record_kind(cls) == "tuple":  # (its fields by position)
+        return [r for i, v in enumerate(value) for r in _reads(v, f"{spelled}[{i}]", space)]
+    if tree_keys._record_kind(cls) == "fields":  # (fields_of's order, __dict__ tested)
+        return [r for k, v in pytrees.fields_of(value).items()
+                for r in _reads(v, f"{spelled}.__dict__[{k!r}]", space)]
     space.setdefault("fields", pytrees.fields_of)
     return [r for k, v in pytrees.fields_of(value).items()
             for r in _reads(v, f"fields({spelled})[{k!r}]", space)]

@@ -99,6 +99,47 @@ def tree_key(value):
         return None
 
 
+def key_test(value, spelled, space):
+    """The conditions (texts, to be joined by ``and``) that the value named ``spelled`` has
+    ``value``'s :func:`tree_key` (its classes, dict keys in order, record fields, leaf
+    classes), its classes put in ``space``; None when ``value`` holds an array or anything
+    :func:`tree_key` does not reach. (A dict key of a ``str`` subclass passes as its ``str``.)"""
+    cls = type(value)
+    name = f"C{len(space)}"
+    if cls in _LEAVES:
+        if value is None:
+            return [f"{spelled} is None"]
+        space[name] = cls
+        return [f"{spelled}.__class__ is {name}"]
+    if cls is dict:
+        keys = tuple(value)
+        if not all(type(k) in _KEYS for k in keys):
+            return None
+        space[name] = keys
+        out = [f"{spelled}.__class__ is dict", f"len({spelled}) == {len(keys)}",
+               f"tuple({spelled}) == {name}"]
+        if any(type(k) is not str for k in keys):
+            space[name + "t"] = tuple(map(type, keys))
+            out.append(f"tuple(map(type, {spelled})) == {name}t")
+        items = [(f"{spelled}[{k!r}]", v) for k, v in value.items()]
+    elif cls is list or cls is tuple or _record_kind(cls) == "tuple":
+        space[name] = cls
+        out = [f"{spelled}.__class__ is {name}", f"len({spelled}) == {len(value)}"]
+        items = [(f"{spelled}[{i}]", v) for i, v in enumerate(value)]
+    elif _record_kind(cls) == "fields":
+        space[name], space[name + "f"] = cls, tuple(value.__dict__)
+        out = [f"{spelled}.__class__ is {name}", f"tuple({spelled}.__dict__) == {name}f"]
+        items = [(f"{spelled}.__dict__[{k!r}]", v) for k, v in value.__dict__.items()]
+    else:
+        return None
+    for text, v in items:
+        inner = key_test(v, text, space)
+        if inner is None:
+            return None
+        out += inner
+    return out
+
+
 def keyed_classes(types):
     """Whether a call with arguments of ``types`` may be keyed here: one of them a container
     or a record, each other one a number or a NumPy array."""
