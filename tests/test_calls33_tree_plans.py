@@ -201,7 +201,8 @@ DICTS = [{"a": 0.7, "b": 0.3}, {"b": 0.3, "a": 0.7}, {"a": 0.7, "b": 0.3, "c": 0
 
 
 def test_a_dict_changed_between_calls(walks):
-    check(f_math, ag_math, DICTS + (DICTS[::-1] if LONG else []), walks)
+    xs = DICTS + DICTS[::-1] if LONG else [DICTS[k] for k in (0, 1, 2, 3, 0)]
+    check(f_math, ag_math, xs, walks)
 
 
 def test_numpy_leaves_and_an_array(walks):
@@ -264,3 +265,44 @@ def test_jacfwd_of_an_output_whose_structure_changes():
             for name in ("a", "b"):
                 assert type(got[k][name]) is float
                 np.testing.assert_allclose(got[k][name], cd[name], rtol=1e-6)
+
+
+def two(x, y):
+    return ACT(x) * y * SCALE + x * x * y
+
+
+def ag_two(x, y):
+    return TWINS[ACT](x) * y * SCALE + x * x * y
+
+
+def pair(x, y):  # a tuple out whose length depends on the value; an item's tangent np.float64
+    if x > 0.5:
+        return (math.sin(x) * y, x * y, np.float64(2.0) * x)
+    return (x * y, math.sin(x) * y)
+
+
+def test_a_tuple_of_numbers_out_by_its_compiled_passes():
+    """``hessian(f, wrt=(0, 1))`` and ``jacfwd`` of a tuple out (srcad.number_columns): a
+    rebound function, a tuple of another length, a np.float64 tangent take the loop."""
+    global ACT
+    hess, jac = srcad.hessian(two, wrt=(0, 1)), srcad.jacfwd(pair, wrt=(0, 1))
+    try:
+        for act, x in ((math.sin, 0.7), (math.sin, 0.7), (math.cos, 0.7), (math.cos, 0.3),
+                       (math.sin, 0.3), (math.sin, 0.7)):
+            ACT = act
+            got = np.array(hess(x, 0.3))
+            want = autograd.hessian(lambda v: ag_two(v[0], v[1]))(np.array([x, 0.3]))
+            np.testing.assert_allclose(got, want, rtol=1e-9)
+            cols = [central(lambda v, k=k: ag_two(v[0], v[1]) if k < 0 else autograd.grad(
+                lambda w: ag_two(w[0], w[1]))(v)[k], [np.array([x, 0.3])], 0) for k in (0, 1)]
+            np.testing.assert_allclose(got, np.array(cols), rtol=1e-6)
+            out = jac(x, 0.3)
+            ref = pair(x, 0.3)
+            assert type(out) is tuple and len(out) == len(ref)
+            for j, row in enumerate(out):
+                assert type(row) is tuple and all(type(e) is float for e in row)
+                cd = [(pair(x + 1e-6, 0.3)[j] - pair(x - 1e-6, 0.3)[j]) / 2e-6,
+                      (pair(x, 0.3 + 1e-6)[j] - pair(x, 0.3 - 1e-6)[j]) / 2e-6]
+                np.testing.assert_allclose(row, cd, rtol=1e-6, atol=1e-9)
+    finally:
+        ACT = math.sin
