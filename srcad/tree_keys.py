@@ -157,6 +157,12 @@ def call_key(args):
     container's and record's :func:`tree_key`, each top-level array's rank, dtype and the
     position of the first array of its shape (:func:`srcad.backend.keys.layouts`, as the
     full path's key compares them); None when a value is out of reach."""
+    if len(args) == 1 and type(args[0]) not in _PLAIN and type(args[0]) is not np.ndarray:
+        # (one tree, the common case: no loop, no frame of tree_key's)
+        try:
+            return (_key(args[0]),)
+        except (_Unkeyed, RecursionError):
+            return None
     out, arrays = [], None
     for a in args:
         cls = type(a)
