@@ -54,7 +54,7 @@ def call(jac, args):
         plan = plans.get(key)
         if plan is None and jac.mode == "rev":
             plan = _rev_plan(jac, args, plans, key)
-        if plan is not None:
+        if plan is not None and plan is not _never:
             found = plan(args)
             if found is not _MISS:
                 return found
@@ -142,9 +142,10 @@ def _rev_plan(jac, args, plans, key):
                 plans.pop(key, None)
                 return _MISS
             grads = fn(*args)
-        else:  # (as leaves.number_rows: a number out, else the full path)
+        else:  # (as leaves.number_rows: a number out, else the full path from now on)
             value = f(*args)
             if value.__class__ is not float and value.__class__ is not np.float64:
+                plans[key] = _never  # (f is not run twice a call: a tree out, say)
                 return _MISS
             grads = vjp(1.0, *args)
         rows = []
