@@ -22,7 +22,7 @@ in order and leaf classes), for arguments whose trees hold floats alone:
   and the columns read and the result built by code compiled for them.
 
 A plan runs while every name its code read finds the object it found
-(:func:`srcad.fast_checks.fresh`); anything else (another structure, an int or array leaf, a
+(:func:`srcad.fast_checks.checks`); anything else (another structure, an int or array leaf, a
 pass giving another key, a rebound name) takes the full path, which keeps its checks and
 errors. A forward plan is kept only when its own result on the first call's arguments equals
 the full path's, leaf for leaf and class for class.
@@ -40,7 +40,7 @@ from . import api, fast_calls, jacobian_trees, pytrees, tree_keys
 from . import jacobian_leaves as leaves
 from .core import functions
 from .errors import SrcadError
-from .fast_checks import fresh
+from .fast_checks import checks
 
 _MISS = object()  # a plan that cannot answer: the full path
 
@@ -127,18 +127,19 @@ def _rev_plan(jac, args, plans, key):
         except SrcadError:
             fn = None  # (the full path says what it refuses, or does it another way)
     if fn is not None and fast_calls.number_out(fn.__srcad_raw__):
-        ok = fresh(fn.__srcad_reads__)
+        same, ok = checks(fn.__srcad_reads__)
     else:
-        fn, ok = None, None
+        fn = same = ok = None
         if jac.vjp is None:
             jac.vjp = api._transform(f, index, "vjp")
     vjp = jac.vjp
     # gradients kept as they are when floats in their argument's structure (key order too)
     expected = [_test(args[p]) for p in index]
+    first = expected[0]
 
     def rev_plan(args):
         if fn is not None:
-            if not ok():
+            if not (same() or ok()):  # (by identity first: one call less)
                 plans.pop(key, None)
                 return _MISS
             grads = fn(*args)
@@ -148,9 +149,11 @@ def _rev_plan(jac, args, plans, key):
                 plans[key] = _never  # (f is not run twice a call: a tree out, say)
                 return _MISS
             grads = vjp(1.0, *args)
+        if single and first(grads[0]):  # (one tree, floats in its structure: as it is)
+            return grads[0]
         rows = []
-        for g, p, same in zip(grads, index, expected):
-            if same(g):
+        for g, p, test in zip(grads, index, expected):
+            if test(g):
                 rows.append(g)
                 continue
             try:
@@ -193,9 +196,10 @@ def _fwd_plan(jac, args, plans, key, expected):
             return
         counts.append(len(found))
     space = {"fn": fn, "MISS": _MISS, "made": pytrees.made_like,
-             "float": float, "ok": fresh(fn.__srcad_reads__), "plans": plans, "pk": key}
+             "float": float, "plans": plans, "pk": key}
+    space["same"], space["ok"] = checks(fn.__srcad_reads__)
     lines = ["def fwd_plan(args):",
-             "    if not ok():",
+             "    if not (same() or ok()):",
              "        plans.pop(pk, None)",
              "        return MISS"]
     columns = []  # (k, m) in order
