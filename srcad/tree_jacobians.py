@@ -14,12 +14,15 @@ in order and leaf classes), for arguments whose trees hold floats alone:
 
 - reverse mode, when ``grad``'s code for them returns the gradient of a number by its kinds
   (:func:`srcad.fast_calls.number_out`, as for numbers): that code itself, its gradient kept
-  as it is when its :func:`srcad.tree_keys.tree_key` is the argument's with float leaves
-  (what :func:`srcad.jacobian_leaves.number_rows` would build), else built by it;
+  as it is when it has the argument's :func:`srcad.tree_keys.tree_key` (a test compiled by
+  :func:`srcad.tree_keys.key_test`: floats in the argument's structure, what
+  :func:`srcad.jacobian_leaves.number_rows` would build), else built by its conversion;
+  where the kinds do not say (a nested dict's items), ``f`` then ``vjp``'s code of 1.0 as
+  ``number_rows`` does, and for an output not a number the full path from then on;
 - forward mode: the forward-mode code called once per number with tangents made by a
   display compiled for the structure (new objects each call), each pass's value and tangent
-  tested against the keys the first call's passes gave (structure, key order, leaf classes)
-  and the columns read and the result built by code compiled for them.
+  tested by compiled conditions against what the first call's passes gave (classes, key
+  order, leaf classes), the columns read and the result built by code compiled for them.
 
 A plan runs while every name its code read finds the object it found
 (:func:`srcad.fast_checks.checks`); anything else (another structure, an int or array leaf, a
@@ -65,7 +68,7 @@ def call(jac, args):
 
 
 def _never(args):
-    """The plan of a structure the forward plan cannot take (tried once): the full path."""
+    """The plan of a structure no plan takes (tried once): the full path."""
     return _MISS
 
 
