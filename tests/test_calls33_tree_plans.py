@@ -175,9 +175,11 @@ def check(f, twin, xs, walks):
     structure twice running), against the references; a structure of floats seen before
     takes its plan (no walk)."""
     jac, hess = srcad.jacobian(f), srcad.hessian(f)
-    seen = set()
+    seen, refs = set(), {}
     for x in xs:
-        want, want_h = references(f, twin, x)
+        if id(x) not in refs:  # (the same object again: the same references)
+            refs[id(x)] = references(f, twin, x)
+        want, want_h = refs[id(x)]
         floats = all(type(v) is float for v in leaves(x))
         for _ in range(2):
             before = walks[0]
@@ -201,7 +203,7 @@ DICTS = [{"a": 0.7, "b": 0.3}, {"b": 0.3, "a": 0.7}, {"a": 0.7, "b": 0.3, "c": 0
 
 
 def test_a_dict_changed_between_calls(walks):
-    xs = DICTS + DICTS[::-1] if LONG else [DICTS[k] for k in (0, 1, 2, 3, 0)]
+    xs = DICTS + DICTS[::-1] if LONG else [DICTS[k] for k in (0, 1, 3, 0)]
     check(f_math, ag_math, xs, walks)
 
 
@@ -212,10 +214,11 @@ def test_numpy_leaves_and_an_array(walks):
 
 
 def test_a_list_tuple_or_record(walks):
-    check(f_seq, ag_seq, [[0.7, 0.3], (0.7, 0.3), [0.7, 0.3]] + (
-        [[0.7, 0.3, 0.5], [0.7, np.float64(0.3)], (0.7, 0.3)] if LONG else []), walks)
-    check(f_rec, ag_rec, [NT(0.7, 0.3), DC(0.7, 0.3), NT(0.7, 0.3)] + (
-        [NT(np.float64(0.7), 0.3), DC(0.7, 0.3)] if LONG else []), walks)
+    if LONG:  # (the default run: records; lists and tuples take the dicts' mechanism)
+        check(f_seq, ag_seq, [[0.7, 0.3], (0.7, 0.3), [0.7, 0.3], [0.7, 0.3, 0.5],
+                              [0.7, np.float64(0.3)], (0.7, 0.3)], walks)
+    check(f_rec, ag_rec, [NT(0.7, 0.3), DC(0.7, 0.3)] + (
+        [NT(0.7, 0.3), NT(np.float64(0.7), 0.3), DC(0.7, 0.3)] if LONG else []), walks)
 
 
 def test_a_nested_dict(walks):
@@ -230,10 +233,13 @@ def test_a_name_rebound_between_calls():
     global ACT
     jac, hess = srcad.jacobian(f_math), srcad.hessian(f_math)
     p = {"a": 0.7, "b": 0.3}
+    refs = {}
     try:
         for act in (math.sin, math.sin, math.cos, math.cos, math.sin):
             ACT = act
-            want, want_h = references(f_math, ag_math, p)
+            if act not in refs:
+                refs[act] = references(f_math, ag_math, p)
+            want, want_h = refs[act]
             np.testing.assert_allclose(flat(jac(p)), want, rtol=1e-9)
             rows = np.array([flat(r) for r in hessian_rows(hess(p), p)])
             np.testing.assert_allclose(rows, want_h, rtol=1e-8)
