@@ -26,8 +26,9 @@ function: a function of two numbers differentiated w.r.t. both (``jacobian``/``j
 pass; ``jacfwd``, a pass per argument; ``hessian``, four entries, against ``grad(grad)``'s
 one; ``vjp``), ``has_aux=True`` (``grad``, ``value_and_grad`` and ``vjp`` against the same
 function without its aux), and a dict of two numbers (a pytree), and the same two numbers
-in a list, a tuple, a named tuple and a dataclass (``grad``, ``jacobian``, ``hessian`` and
-``vjp`` of each against its ``grad``; the Hessian's four entries take two forward passes).
+in a list, a tuple, a named tuple, a dataclass and a nested dict (``grad``, ``jacobian``,
+``hessian`` and ``vjp`` of each against its ``grad``; the Hessian's four entries take two
+forward passes).
 
 A third (:func:`floors`, ``--floors``) times what no API can go below on ``small``: a bare
 frame, a frame taking ``*args`` and keywords (the entry points' signature), and the same
@@ -158,6 +159,10 @@ def record_tree(p):  # the same of a named tuple or dataclass
     return math.sin(p.a) * p.b + p.a * p.b
 
 
+def nested_tree(p):  # the same of a nested dict (its items' kinds not known to grad's code)
+    return math.sin(p["w"]["a"]) * p["b"] + p["w"]["a"] * p["b"]
+
+
 Pair = collections.namedtuple("Pair", "a b")
 
 
@@ -273,7 +278,8 @@ def more():
     }
     for group, fn, arg in (("list", seq_tree, [x, y]), ("tuple", seq_tree, (x, y)),
                            ("namedtuple", record_tree, Pair(x, y)),
-                           ("dataclass", record_tree, PairClass(x, y))):
+                           ("dataclass", record_tree, PairClass(x, y)),
+                           ("nested dict", nested_tree, {"w": {"a": x}, "b": y})):
         made = {"grad": srcad.grad(fn), "jacobian": srcad.jacobian(fn),
                 "hessian": srcad.hessian(fn)}
         for api, d in made.items():

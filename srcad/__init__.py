@@ -26,6 +26,8 @@ draws the import graph and fails on a cycle or an upward import):
                                 srcad.pytrees: dataclasses and named tuples as wrt arguments;
                                 srcad.tree_keys: derivatives' lookup on containers' structure;
                                 srcad.jacobian_trees: forward-mode Jacobians over containers;
+                                srcad.tree_jacobians: their plans kept by structure;
+                                srcad.number_columns: a tuple of numbers out's passes;
                                 srcad.fast_calls: vjp's and jvp's closures per argument types;
                                 srcad.fast_checks: their tests of the names the code read;
                                 srcad.aux_calls: has_aux=True's derivatives;

@@ -440,10 +440,10 @@ def _remember_jvp(f, names, primals, fn, user):
     if key is None and tree_keys.keyed_classes(map(type, primals)) and not any(
             map(pytrees.has_records, primals)):  # (a record's code is wrapped: not kept)
         key, trees = tree_keys.call_key(primals), _jvp_trees.get((f, names))
-        if trees is None or len(trees) >= tree_keys.MOST:
+        if trees is None:
             trees = _jvp_trees[(f, names)] = {}
         if key is not None:
-            trees[key] = fn
+            tree_keys.keep(trees, key, fn)
         return
     if key is None or any(map(pytrees.has_records, primals)):
         return
@@ -460,10 +460,17 @@ def _jvp_with_records(fn, records, transformed, positions):
     record of the class, or a dict) as they are; for a derivative with records among its
     ``wrt``, the value and the tangent come out as records again, as the derivative's do."""
 
+    flat = transformed is not None and transformed._mode == "grad" and pytrees.flat_records(
+        records)  # (grad's code of records holding none: each part's dicts made records)
+    order = [records.get(w) for w in transformed._wrt] if flat else None
+
     def with_records(*args):
         result = fn(*pytrees.flatten_records(args, positions))
         if transformed is None:
             return result
+        if flat:
+            return tuple([pytrees.as_flat_records(part, order, transformed._single)
+                          for part in result])
         t = transformed
         return tuple(pytrees.as_records(part, records, t._mode, t._single, t._wrt)
                      for part in result)

@@ -17,11 +17,11 @@ Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
 :mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts), :mod:`srcad.backend.call_fronts`
 (``vjp``'s and ``jvp``'s of numbers), :mod:`srcad.jacobian_leaves` (a tuple of numbers out),
-:mod:`srcad.tree_keys` (which classes are containers) and :mod:`srcad.fast_checks` (the
-tests of what the code read); :mod:`srcad.api` is built on it. A closure is kept for
-containers and records too (:func:`vjp_closure`): ``vjp``'s full path checks them by their
-classes alone, once, and the transformed functions the closure calls key them by their
-structure.
+:mod:`srcad.tree_keys` (which classes are containers), :mod:`srcad.number_columns` (a tuple
+out's passes) and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api`
+is built on it. A closure is kept for containers and records too (:func:`vjp_closure`):
+``vjp``'s full path checks them by their classes alone, once, and the transformed functions
+the closure calls key them by their structure.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from .fast_checks import (  # noqa: F401 (read elsewhere)
     unchanged,
 )
 from .jacobian_leaves import number_columns, two_columns
+from .number_columns import columns as number_columns_of
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -131,9 +132,8 @@ _OUTPUT_CHECKS = (HELPERS["check_scalar"], HELPERS["check_holomorphic"])
 
 
 def number_out(code):
-    """Whether ``grad``'s generated ``code`` returns the gradient of an output that is a
-    number by its kinds: it calls no check of its output at run time (``check_scalar``, which
-    srcad.backend.assemble adds for any other output), so the Jacobian needs no value."""
+    """Whether ``grad``'s ``code`` calls no check of its output at run time (``check_scalar``,
+    added for an output not a number by its kinds): the Jacobian needs no value."""
     for cell in code.__closure__ or ():
         try:
             value = cell.cell_contents
@@ -145,8 +145,7 @@ def number_out(code):
 
 
 def types_of(values):
-    """``tuple(map(type, values))`` (a key of the tables here) in half its time for the usual
-    one or two values: a per-call cost of every entry point (0.28 µs for one value)."""
+    """``tuple(map(type, values))`` in half its time for the usual one or two values."""
     if len(values) == 1:
         return (type(values[0]),)
     if len(values) == 2:
@@ -542,6 +541,7 @@ def fwd_numbers(jac, types, fn, seeds):
     ok, numbers, call, single = fresh(fn.__srcad_reads__), jac.numbers, jac.__call__, jac.single
     if single and len(seeds) == 1:
         return _one_column(jac, fn, seeds[0], types, ok, numbers, call)
+    kept = []  # (this closure or its two_columns, until the tuple out's columns replace it)
 
     def fwd_numbers(*args):
         if not ok():
@@ -554,7 +554,11 @@ def fwd_numbers(jac, types, fn, seeds):
                 result.append(float(t))
             elif not isinstance(value, (np.ndarray, np.generic, int, complex)):
                 made = None if result else number_columns(fn, args, seeds, single, (value, t))
-                if made is not None:  # a tuple of numbers out
+                if made is not None:  # a tuple of numbers out: its passes compiled once
+                    if not single and numbers.get(types) in kept and len(args) == len(types):
+                        kept.clear()
+                        numbers[types] = number_columns_of(fn, seeds, ok, fwd_numbers,
+                                                           len(args), len(value))
                     return made
                 numbers.pop(types, None)  # a list, dict or record out: the full path nests it
                 return call(*args)
@@ -562,9 +566,9 @@ def fwd_numbers(jac, types, fn, seeds):
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
         return result[0] if single else tuple(result)
 
-    if not single and len(types) == 2 and len(seeds) == 2 and all(len(t) == 2 for t in seeds):
-        return two_columns(fn, seeds, ok, fwd_numbers)  # (written out)
-    return fwd_numbers
+    two = not single and len(types) == 2 and len(seeds) == 2 and all(len(t) == 2 for t in seeds)
+    kept.append(two_columns(fn, seeds, ok, fwd_numbers) if two else fwd_numbers)
+    return kept[0]
 
 
 def _one_column(jac, fn, tangents, types, ok, numbers, call):

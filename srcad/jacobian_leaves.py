@@ -164,3 +164,6 @@ def two_columns(fn, seeds, ok, loop):
         return loop(x, y)
 
     return two_columns
+
+
+floats_like, Unlike = _floats_like, _Unlike  # (read by srcad.tree_jacobians)

@@ -10,7 +10,8 @@ directly, so a call costs the passes it needs and little more.
 
 Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``),
 :mod:`srcad.backend.dispatch_fronts` (the function returned), :mod:`srcad.jacobian_trees`
-(forward mode over trees) and ``srcad.specialise`` (its own layer), ``srcad.core`` and
+(forward mode over trees), :mod:`srcad.tree_jacobians` (trees' Jacobians kept by
+structure) and ``srcad.specialise`` (its own layer), ``srcad.core`` and
 ``srcad.errors``.
 """
 
@@ -32,6 +33,7 @@ from . import (
     nested_vjp,
     pipeline,
     pytrees,
+    tree_jacobians,
 )
 from . import jacobian_leaves as leaves
 from .backend import dispatch_fronts
@@ -146,6 +148,9 @@ def _hessian_of(f, grad_f, wrt, mode):
         fast = numbers.get((type(args[0]),) if len(args) == 1 else tuple(map(type, args)))
         if fast is not None:  # numbers of types seen before
             return fast(*args)
+        return general(*args)
+
+    def general(*args):
         if fallback:
             return fallback[0](*args)
         try:
@@ -157,6 +162,7 @@ def _hessian_of(f, grad_f, wrt, mode):
             return fallback[0](*args)
 
     hess.__srcad_plain__ = _plain(grad_f, wrt)
+    jac.general = general  # (what the closures kept for trees fall back on)
     return _front(f, jac, hess)
 
 
@@ -304,6 +310,7 @@ class _Jacobian:
         self.numbers = {}  # types of numbers -> the Jacobian's call for them (_numbers_call)
         self.not_scalar_out = set()  # plain keys whose grad code checks its output at run time
         self.batched = None  # the batched forward-mode code (srcad.jacobians_batched)
+        self.general = None  # a Hessian's own path (its fallback to reverse mode), or None
 
     def __call__(self, *args):
         if self.index is None:
@@ -317,7 +324,7 @@ class _Jacobian:
                 return result[0] if self.single else tuple(result)
             if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
                 leaves.plain_only(self.backend)
-                return self._tree(args).value
+                return tree_jacobians.call(self, args)  # (kept by the trees' structure)
             self.checked.add(types)  # no container or record where wrt points
         if self.mode == "rev":
             result = self._rev(args)

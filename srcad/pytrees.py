@@ -355,12 +355,15 @@ def records_among(values, wrt):
     return {name: values[name] for name in wrt if has_records(values.get(name))}
 
 
-def wrap(fn, params, records, mode, single, wrt):
+def wrap(fn, params, records, mode, single, wrt, flat=True):
     """``fn`` (generated for the records as dicts) called with the records themselves: they
     go in as dicts, their gradients come out as records again, of the example's classes
-    (the cache key holds the classes and the fields' kinds, so every call's are the same)."""
+    (the cache key holds the classes and the fields' kinds, so every call's are the same);
+    ``grad`` of records holding none: :func:`_wrap_flat` (``flat``)."""
     seed = 1 if mode == "vjp" else 0  # a vjp's code takes the output's gradient first
     positions = {params.index(name) + seed: name for name in records}
+    if flat and mode in ("grad", "value_and_grad") and flat_records(records):
+        return _wrap_flat(fn, params, records, single, wrt, positions, mode)
 
     def with_records(*args, **kwargs):
         args = list(args)
@@ -374,6 +377,49 @@ def wrap(fn, params, records, mode, single, wrt):
         return as_records(fn(*args, **kwargs), records, mode, single, wrt)
 
     return with_records
+
+
+def _wrap_flat(fn, params, records, single, wrt, positions, mode):
+    """:func:`wrap` for ``grad`` (``value_and_grad``: the value beside) of records holding no
+    record (the cache key holds their
+    classes and the places of records in them, so every call's are such): each goes in as
+    the dict of its fields (what :func:`flatten` gives), each gradient that is a dict comes
+    out as a record of its example's class (what :func:`unflatten` makes); keywords or fewer
+    arguments take the general wrapper."""
+    order = [records.get(w) for w in wrt]
+    at = [(i, _fields_of) for i in positions]
+    general = wrap(fn, params, records, mode, single, wrt, flat=False)
+    pair = mode == "value_and_grad"
+
+    def with_flat_records(*args, **kwargs):
+        if kwargs or len(args) != len(params):
+            return general(*args, **kwargs)
+        args = list(args)
+        for i, read in at:
+            args[i] = read(args[i])
+        grads = fn(*args)
+        if pair:
+            value, grads = grads
+            return value, as_flat_records(grads, order, single)
+        return as_flat_records(grads, order, single)
+
+    return with_flat_records
+
+
+def flat_records(records):
+    """Whether ``records`` (name -> value) are all records holding no record."""
+    return all(is_record(r) and not any(map(has_records, _fields_of(r).values()))
+               for r in records.values())
+
+
+def as_flat_records(grads, order, single):
+    """:func:`as_records` of ``grad``'s ``grads`` for :func:`flat_records` (``order``: each
+    ``wrt`` argument's example record, or None): each dict made a record of its class."""
+    if single:
+        like = order[0]
+        return _made_like(like, grads) if like is not None and isinstance(grads, dict) else grads
+    return tuple([_made_like(like, g) if like is not None and isinstance(g, dict) else g
+                  for like, g in zip(order, grads)])
 
 
 def as_records(result, records, mode, single, wrt):

@@ -19,7 +19,8 @@ an int for a ``wrt`` parameter, keywords) takes the full path, which makes the c
 refuses the call. Names the code read are guarded where they were (the dispatcher's line
 (0), ``Transformed.__call__``).
 
-Imports NumPy and :mod:`srcad.pytrees` (which classes are records).
+Imports NumPy, :mod:`srcad.pytrees` (which classes are records) and
+:mod:`srcad.backend.keys` (the arrays' part of a key).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import operator
 import numpy as np
 
 from . import pytrees
+from .backend.keys import layouts
 
 #: leaves keyed by their class alone (an array: by its rank and dtype too)
 _LEAVES = frozenset({float, int, np.float64, bool, complex, type(None), str})
@@ -97,6 +99,47 @@ def tree_key(value):
         return None
 
 
+def key_test(value, spelled, space):
+    """The conditions (texts, to be joined by ``and``) that the value named ``spelled`` has
+    ``value``'s :func:`tree_key` (its classes, dict keys in order, record fields, leaf
+    classes), its classes put in ``space``; None when ``value`` holds an array or anything
+    :func:`tree_key` does not reach. (A dict key of a ``str`` subclass passes as its ``str``.)"""
+    cls = type(value)
+    name = f"C{len(space)}"
+    if cls in _LEAVES:
+        if value is None:
+            return [f"{spelled} is None"]
+        space[name] = cls
+        return [f"{spelled}.__class__ is {name}"]
+    if cls is dict:
+        keys = tuple(value)
+        if not all(type(k) in _KEYS for k in keys):
+            return None
+        space[name] = keys
+        out = [f"{spelled}.__class__ is dict", f"len({spelled}) == {len(keys)}",
+               f"tuple({spelled}) == {name}"]
+        if any(type(k) is not str for k in keys):
+            space[name + "t"] = tuple(map(type, keys))
+            out.append(f"tuple(map(type, {spelled})) == {name}t")
+        items = [(f"{spelled}[{k!r}]", v) for k, v in value.items()]
+    elif cls is list or cls is tuple or _record_kind(cls) == "tuple":
+        space[name] = cls
+        out = [f"{spelled}.__class__ is {name}", f"len({spelled}) == {len(value)}"]
+        items = [(f"{spelled}[{i}]", v) for i, v in enumerate(value)]
+    elif _record_kind(cls) == "fields":
+        space[name], space[name + "f"] = cls, tuple(value.__dict__)
+        out = [f"{spelled}.__class__ is {name}", f"tuple({spelled}.__dict__) == {name}f"]
+        items = [(f"{spelled}.__dict__[{k!r}]", v) for k, v in value.__dict__.items()]
+    else:
+        return None
+    for text, v in items:
+        inner = key_test(v, text, space)
+        if inner is None:
+            return None
+        out += inner
+    return out
+
+
 def keyed_classes(types):
     """Whether a call with arguments of ``types`` may be keyed here: one of them a container
     or a record, each other one a number or a NumPy array."""
@@ -112,21 +155,35 @@ def keyed_classes(types):
 def call_key(args):
     """The key of a call's positional ``args`` (classes :func:`keyed_classes` accepts): each
     container's and record's :func:`tree_key`, each top-level array's rank, dtype and the
-    position of the first array of its shape; None when a value is out of reach."""
-    out, shapes = [], []
+    position of the first array of its shape (:func:`srcad.backend.keys.layouts`, as the
+    full path's key compares them); None when a value is out of reach."""
+    if len(args) == 1 and type(args[0]) not in _PLAIN and type(args[0]) is not np.ndarray:
+        # (one tree, the common case: no loop, no frame of tree_key's)
+        try:
+            return (_key(args[0]),)
+        except (_Unkeyed, RecursionError):
+            return None
+    out, arrays = [], None
     for a in args:
         cls = type(a)
         if cls is np.ndarray:
-            shape = a.shape
-            first = shapes.index(shape) if shape in shapes else len(shapes)
-            shapes.append(shape)
-            out.append((a.ndim, a.dtype.char, first))
+            if arrays is None:
+                arrays = iter(layouts([a for a in args if type(a) is np.ndarray]))
+            out.append(next(arrays))
         elif cls not in _PLAIN:
             key = tree_key(a)
             if key is None:
                 return None
             out.append(key)
     return tuple(out)
+
+
+def keep(table, key, value):
+    """``table[key] = value``, the table emptied first when it holds :data:`MOST` entries
+    (a function called with ever new structures keeps a bounded number)."""
+    if len(table) >= MOST:
+        table.clear()
+    table[key] = value
 
 
 class ByTree:
@@ -154,11 +211,8 @@ class ByTree:
     def add(self, args, fn):
         """Find ``fn`` for calls keyed like ``args`` (the full path ran it on them)."""
         key = call_key(args)
-        if key is None:
-            return
-        if len(self.fns) >= MOST:
-            self.fns.clear()
-        self.fns[key] = fn
+        if key is not None:
+            keep(self.fns, key, fn)
 
 
 def remember(cache, lock, slow, args, bound, fn, head=0):

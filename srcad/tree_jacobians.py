@@ -1,0 +1,326 @@
+"""Jacobians and Hessians of functions called with containers and records of numbers (a
+dict of parameters, a list, a named tuple, a dataclass), found by the arguments' structure.
+
+:meth:`srcad.jacobians._Jacobian.__call__` sends a call with a tree where ``wrt`` points to
+:func:`call`. Its full path (``_Jacobian._tree``) walks the trees on every call: the reverse
+Jacobian of a number out ran ``f`` for the value and then ``vjp``'s code and rebuilt the
+gradient leaf by leaf; the forward one (a Hessian: ``jacfwd(grad(f))``) flattened each
+argument, built one-hot tangents, looked its forward-mode code up by a full check of every
+name it read, and rebuilt the columns leaf by leaf, ten times the passes' own cost.
+
+Here, after the full path ran on arguments of a structure, a *plan* for that structure is
+kept, keyed by :func:`srcad.tree_keys.call_key` (every container's and record's classes, keys
+in order and leaf classes), for arguments whose trees hold floats alone:
+
+- reverse mode, when ``grad``'s code for them returns the gradient of a number by its kinds
+  (:func:`srcad.fast_calls.number_out`, as for numbers): that code itself, its gradient kept
+  as it is when it has the argument's :func:`srcad.tree_keys.tree_key` (a test compiled by
+  :func:`srcad.tree_keys.key_test`: floats in the argument's structure, what
+  :func:`srcad.jacobian_leaves.number_rows` would build), else built by its conversion;
+  where the kinds do not say (a nested dict's items), ``f`` then ``vjp``'s code of 1.0 as
+  ``number_rows`` does, and for an output not a number the full path from then on;
+- forward mode: the forward-mode code called once per number with tangents made by a
+  display compiled for the structure (new objects each call), each pass's value and tangent
+  tested by compiled conditions against what the first call's passes gave (classes, key
+  order, leaf classes), the columns read and the result built by code compiled for them.
+
+A plan runs while every name its code read finds the object it found
+(:func:`srcad.fast_checks.checks`); anything else (another structure, an int or array leaf, a
+pass giving another key, a rebound name) takes the full path, which keeps its checks and
+errors. A forward plan is kept only when its own result on the first call's arguments equals
+the full path's, leaf for leaf and class for class.
+
+Imports NumPy, :mod:`srcad.api` (the transformed code), :mod:`srcad.tree_keys`,
+:mod:`srcad.fast_calls`, :mod:`srcad.fast_checks`, :mod:`srcad.pytrees`,
+:mod:`srcad.jacobian_leaves`, :mod:`srcad.jacobian_trees` and ``srcad.core``/``srcad.errors``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import api, fast_calls, jacobian_trees, pytrees, tree_keys
+from . import jacobian_leaves as leaves
+from .core import functions
+from .errors import SrcadError
+from .fast_checks import checks
+
+_MISS = object()  # a plan that cannot answer: the full path
+
+
+def call(jac, args):
+    """The Jacobian ``jac`` of arguments with a tree where ``wrt`` points: by the plan kept
+    for their structure, else the full path (which keeps a plan for the next call)."""
+    plans = _plans(jac, args)
+    key = tree_keys.call_key(args) if plans is not None else None
+    if key is not None:
+        plan = plans.get(key)
+        if plan is None and jac.mode == "rev":
+            plan = _rev_plan(jac, args, plans, key)
+        if plan is not None and plan is not _never:
+            found = plan(args)
+            if found is not _MISS:
+                return found
+    result = jac._tree(args).value
+    if key is not None and jac.mode == "fwd" and key not in plans:
+        tree_keys.keep(plans, key, _fwd_plan(jac, args, plans, key, result) or _never)
+    return result
+
+
+def _never(args):
+    """The plan of a structure no plan takes (tried once): the full path."""
+    return _MISS
+
+
+def _plans(jac, args):
+    """The plans of ``jac`` for these argument classes (made empty, and the lookup put in
+    ``jac.numbers`` where the front finds it), or None when they cannot be keyed."""
+    types = tuple(map(type, args))
+    found = jac.numbers.get(types)
+    plans = getattr(found, "plans", None)
+    if plans is not None:
+        return plans
+    if found is not None or jac.backend != "python" or not tree_keys.keyed_classes(
+            types) or not all(_floats(a) for a in args):
+        return None
+    plans = {}
+    general = getattr(jac, "general", None) or jac.__call__
+
+    def by_tree(*args):
+        plan = plans.get(tree_keys.call_key(args))
+        if plan is not None:
+            found = plan(args)
+            if found is not _MISS:
+                return found
+        return general(*args)
+
+    by_tree.plans = plans
+    jac.numbers[types] = by_tree
+    return plans
+
+
+def _floats(value):
+    """Whether ``value`` is a float or a container or record of floats (at any depth)."""
+    cls = type(value)
+    if cls is float:
+        return True
+    if cls is dict:
+        return all(map(_floats, value.values()))
+    if cls is list or cls is tuple:
+        return all(map(_floats, value))
+    if pytrees.is_record(value) and tree_keys.tree_key(value) is not None:
+        return all(map(_floats, pytrees.fields_of(value).values()))
+    return False
+
+
+# ------------------------------------------------------------------------ reverse mode
+
+
+def _rev_plan(jac, args, plans, key):
+    """Reverse mode: ``grad``'s code for these arguments when its output is a number by
+    their kinds, else (a nested dict's items, whose kinds are not known) what the full path
+    computes for a number out: ``f`` for the value, then ``vjp``'s code of 1.0."""
+    f, index, single = jac.f, jac.index, jac.single
+    fn = None
+    if functions.is_user_function(f) and api._all_given(f, args):
+        try:
+            t = jac.grad_code = jac.grad_code or api._transform(f, index, "grad")
+            t._check_env()  # a name the code read is bound to something else: made again
+            fn = t._specialise(t._bind(args, {}))
+        except SrcadError:
+            fn = None  # (the full path says what it refuses, or does it another way)
+    if fn is not None and fast_calls.number_out(fn.__srcad_raw__):
+        same, ok = checks(fn.__srcad_reads__)
+    else:
+        fn = same = ok = None
+        if jac.vjp is None:
+            jac.vjp = api._transform(f, index, "vjp")
+    vjp = jac.vjp
+    # gradients kept as they are when floats in their argument's structure (key order too)
+    expected = [_test(args[p]) for p in index]
+    first = expected[0]
+
+    def rev_plan(args):
+        if fn is not None:
+            if not (same() or ok()):  # (by identity first: one call less)
+                plans.pop(key, None)
+                return _MISS
+            grads = fn(*args)
+        else:  # (as leaves.number_rows: a number out, else the full path from now on)
+            value = f(*args)
+            if value.__class__ is not float and value.__class__ is not np.float64:
+                plans[key] = _never  # (f is not run twice a call: a tree out, say)
+                return _MISS
+            grads = vjp(1.0, *args)
+        if single and first(grads[0]):  # (one tree, floats in its structure: as it is)
+            return grads[0]
+        rows = []
+        for g, p, test in zip(grads, index, expected):
+            if test(g):
+                rows.append(g)
+                continue
+            try:
+                rows.append(leaves.floats_like(g, args[p]))
+            except leaves.Unlike:
+                return _MISS
+        return rows[0] if single else tuple(rows)
+
+    tree_keys.keep(plans, key, rev_plan)
+    return rev_plan
+
+
+def _test(value):
+    """A function of ``g`` testing it has ``value``'s :func:`srcad.tree_keys.tree_key`
+    (:func:`srcad.tree_keys.key_test`, compiled)."""
+    space = {}
+    conds = tree_keys.key_test(value, "g", space)
+    if conds is None:  # pragma: no cover - the arguments hold floats only
+        return lambda g: False
+    exec(compile(f"def same(g):\n    return {' and '.join(conds)}\n",  # noqa: S102
+                 "<srcad tree test>", "exec"), space)
+    return space["same"]
+
+
+# ------------------------------------------------------------------------ forward mode
+
+
+def _fwd_plan(jac, args, plans, key, expected):
+    """Forward mode: the plan for this structure, when ``expected`` (the full path's
+    Jacobian) is what it gives (else None)."""
+    fn, full = jacobian_trees._function(jac, args)
+    if len(full) != len(args) or any(a is not b for a, b in zip(full, args)):
+        return
+    shapes, counts = [], []
+    for p in jac.index:
+        found = []
+        try:
+            shapes.append(jacobian_trees._shape(args[p], found))
+        except (jacobian_trees._NotNumbers, RecursionError):
+            return
+        counts.append(len(found))
+    space = {"fn": fn, "MISS": _MISS, "made": pytrees.made_like,
+             "float": float, "plans": plans, "pk": key}
+    space["same"], space["ok"] = checks(fn.__srcad_reads__)
+    lines = ["def fwd_plan(args):",
+             "    if not (same() or ok()):",
+             "        plans.pop(pk, None)",
+             "        return MISS"]
+    columns = []  # (k, m) in order
+    out = None
+    for k in range(len(shapes)):
+        for m in range(counts[k]):
+            tangents = [_display(s, [1.0 if (j, n) == (k, m) else 0.0 for n in range(c)],
+                                 space) for j, (s, c) in enumerate(zip(shapes, counts))]
+            value, t = fn(*args, *[eval(text, space) for text in tangents])  # noqa: S307
+            v_test = tree_keys.key_test(value, "v", space)
+            t_test = tree_keys.key_test(t, "t", space)
+            if v_test is None or t_test is None:
+                return
+            found = []
+            try:
+                shape_out = jacobian_trees._shape(value, [])
+                if jacobian_trees._shape(t, found, zero=True) != shape_out or (
+                        out is not None and shape_out != out):
+                    return
+            except (jacobian_trees._NotNumbers, RecursionError):
+                return
+            out = shape_out
+            c = len(columns)
+            lines += [f"    v, t = fn(*args, {''.join(x + ', ' for x in tangents)})",
+                      f"    if not ({' and '.join(v_test + t_test)}):",
+                      "        return MISS",
+                      f"    c{c} = ({''.join(x + ', ' for x in _reads(t, 't', space))})"]
+            columns.append((k, m))
+    if out is None:
+        return
+    at = {km: c for c, km in enumerate(columns)}
+    n_out = [0]
+
+    def leaf_j(j):
+        parts = [_display(s, [f"c{at[(k, m)]}[{j}]" for m in range(counts[k])], space, raw=True)
+                 for k, s in enumerate(shapes)]
+        return parts[0] if jac.single else "(" + "".join(p + ", " for p in parts) + ")"
+
+    def next_leaf():
+        j = n_out[0]
+        n_out[0] += 1
+        return leaf_j(j)
+
+    result = _display(out, None, space, raw=True, leaf=next_leaf)
+    lines.append(f"    return {result}")
+    text = "\n".join(lines) + "\n"
+    try:
+        exec(compile(text, "<srcad tree jacobian plan>", "exec"), space)  # noqa: S102
+    except (SyntaxError, RecursionError):  # pragma: no cover - displays of str/int keys
+        return
+    plan = space["fwd_plan"]
+    plan.__srcad_source__ = text  # (for reading)
+    return plan if _same(plan(args), expected) else None
+
+
+def _display(shape, items, space, raw=False, leaf=None):
+    """The text of a display building a value of ``shape`` (:func:`jacobian_trees._shape`)
+    whose leaves are ``items`` in order (floats written out, or texts with ``raw``), or
+    ``leaf()``'s texts; a record's made by ``made`` (its class's example in ``space``)."""
+    it = iter(items) if items is not None else None
+
+    def text(s):
+        if s is None:
+            if leaf is not None:
+                return leaf()
+            v = next(it)
+            return v if raw else repr(v)
+        head = s[0]
+        if head is dict:
+            return "{" + ", ".join(f"{k!r}: {text(sub)}" for k, sub in s[1:]) + "}"
+        if type(head) is jacobian_trees._Record:
+            name = f"R{len(space)}"
+            if tree_keys._record_kind(type(head.like)) == "tuple":  # (made_like's call)
+                space[name] = type(head.like)
+                return f"{name}(" + ", ".join(f"{k}={text(sub)}" for k, sub in s[1:]) + ")"
+            space[name] = head.like
+            return f"made({name}, {{" + ", ".join(f"{k!r}: {text(sub)}" for k, sub in s[1:]) \
+                + "})"
+        inner = "".join(text(sub) + ", " for sub in s[1:])
+        return f"[{inner}]" if head is list else f"({inner})"
+
+    return text(shape)
+
+
+def _reads(value, spelled, space):
+    """The texts reading ``value``'s leaves (named ``spelled``) as floats, in
+    :func:`jacobian_trees._shape`'s order; a None leaf is a zero."""
+    cls = type(value)
+    if cls is float:
+        return [spelled]
+    if value is None:
+        return ["0.0"]
+    if cls in (int, np.float64):
+        return [f"float({spelled})"]
+    if cls is dict:
+        return [r for k, v in value.items() for r in _reads(v, f"{spelled}[{k!r}]", space)]
+    if cls is list or cls is tuple:
+        return [r for i, v in enumerate(value) for r in _reads(v, f"{spelled}[{i}]", space)]
+    if tree_keys._record_kind(cls) == "tuple":  # (its fields by position)
+        return [r for i, v in enumerate(value) for r in _reads(v, f"{spelled}[{i}]", space)]
+    if tree_keys._record_kind(cls) == "fields":  # (fields_of's order, __dict__ tested)
+        return [r for k, v in pytrees.fields_of(value).items()
+                for r in _reads(v, f"{spelled}.__dict__[{k!r}]", space)]
+    space.setdefault("fields", pytrees.fields_of)
+    return [r for k, v in pytrees.fields_of(value).items()
+            for r in _reads(v, f"fields({spelled})[{k!r}]", space)]
+
+
+def _same(a, b):
+    """Whether ``a`` and ``b`` are equal trees of equal classes, leaf for leaf."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if type(a) is float:
+        return a == b or a != a and b != b
+    if pytrees.is_record(a):
+        return _same(pytrees.fields_of(a), pytrees.fields_of(b))
+    return False
