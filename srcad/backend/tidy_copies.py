@@ -77,35 +77,68 @@ def _drop_copy_backs(fdef):
         frozenset((s.targets[0].id, s.value.id)) for s in _walk(fdef) if _is_copy(s))
     repeated = {pair for pair, n in pairs.items() if n > 1 and len(pair) == 2}
     changed = False
+    bound = {}  # id(statement) -> the names it binds; a dropped copy's owners' go
+    owner = {}  # id(block) -> (the statement holding it, the block holding that)
+    for block, _ in list(_blocks(fdef)) if repeated else ():
+        for stmt in block:
+            for arm in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                if arm.__class__ is list:
+                    owner[id(arm)] = (stmt, block)
     for block, _ in list(_blocks(fdef)) if repeated else ():
         for i, stmt in enumerate(block):
             if _is_copy(stmt):
                 pair = frozenset((stmt.targets[0].id, stmt.value.id))
                 if pair in repeated:
-                    changed |= _drop_repeats(block, i + 1, pair)
+                    changed |= _drop_repeats(block, i + 1, pair, (bound, owner))
     return changed
 
 
-def _drop_repeats(block, start, pair):
+def _drop_repeats(block, start, pair, known):
     """Drop copies between the two names of ``pair`` from ``block[start:]`` (and the arms of
-    its ``if`` statements) until one of the names is rebound; True if any went."""
+    its ``if`` statements) until one of the names is rebound; True if any went. ``known``
+    keeps each statement's bound names between calls (a walk of a whole loop for each copy
+    made this quadratic), forgotten for the statements holding a copy dropped."""
+    bound, owner = known
     changed = False
     i = start
     while i < len(block):
         stmt = block[i]
         if _is_copy(stmt) and frozenset((stmt.targets[0].id, stmt.value.id)) == pair:
             del block[i]
+            inner = block
+            while id(inner) in owner:
+                holder, inner = owner[id(inner)]
+                bound.pop(id(holder), None)
             changed = True
             continue
         if isinstance(stmt, ast.If) and not pair & _stores(stmt.test).keys():
             for arm in (stmt.body, stmt.orelse):
-                changed |= _drop_repeats(arm, 0, pair)
+                changed |= _drop_repeats(arm, 0, pair, known)
             if not stmt.body:
                 stmt.body.append(ast.Pass())
-        if pair & _stores(stmt).keys():
+        if pair & _bound(stmt, bound):
             return changed
         i += 1
     return changed
+
+
+def _bound(stmt, bound):
+    """The names ``stmt`` binds, a compound statement's from its parts' (each kept in
+    ``bound`` by id, beside the statement that keeps the id alive): the ``if``s nested in
+    one another's arms walked once, not once a level."""
+    got = bound.get(id(stmt))
+    if got is not None:
+        return got[1]
+    cls = stmt.__class__
+    if cls in (ast.If, ast.While, ast.For):
+        names = set(_stores(stmt.test if cls is not ast.For else ast.Tuple(
+            elts=[stmt.target, stmt.iter])))
+        for s in stmt.body + stmt.orelse:
+            names |= _bound(s, bound)
+    else:
+        names = set(_stores(stmt))
+    bound[id(stmt)] = (stmt, names)
+    return names
 
 
 def _merge_arms(fdef, grads):

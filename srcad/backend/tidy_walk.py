@@ -145,6 +145,19 @@ def _rename(node, old, new):
 
 
 
+def same_tree(a, b):
+    """Whether ``ast.dump(a) == ast.dump(b)`` (trees, lists of them, or values), stopping at
+    the first difference (``if``s nested in one another's arms dumped each arm again at
+    every level: tidy was quadratic in the depth)."""
+    if a.__class__ is not b.__class__:
+        return False
+    if isinstance(a, ast.AST):
+        return all(same_tree(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+    if a.__class__ is list:
+        return len(a) == len(b) and all(map(same_tree, a, b))
+    return a is b or repr(a) == repr(b)
+
+
 def _header(stmt):
     """The part of a statement evaluated before any nested block: where a value may go."""
     if isinstance(stmt, (ast.If, ast.While)):
