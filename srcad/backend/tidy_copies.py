@@ -11,7 +11,7 @@ import ast
 import collections
 
 from .tidy_values import changed_in_place
-from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk
+from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk, bound_names, name_counts
 
 
 def _propagate_copies(fdef, grads):
@@ -20,7 +20,7 @@ def _propagate_copies(fdef, grads):
     returned = {n for stmt in fdef.body if isinstance(stmt, ast.Return) for n in _loads(stmt)}
     touched = set()  # names changed in this sweep: their counts are stale until the next
     renames = {}  # applied in one walk at the end (a walk per copy made this pass quadratic)
-    cache = {}  # id(statement) -> (stores, loads), for the statements scanned in this sweep
+    cache = {}  # id(statement) -> (stores, loads) (:func:`.name_counts`), in this sweep
     changed = None  # the names changed in place, found when first needed
     made = False
     for block, in_loop in list(_blocks(fdef)):
@@ -116,29 +116,10 @@ def _drop_repeats(block, start, pair, known):
                 changed |= _drop_repeats(arm, 0, pair, known)
             if not stmt.body:
                 stmt.body.append(ast.Pass())
-        if pair & _bound(stmt, bound):
+        if pair & bound_names(stmt, bound):
             return changed
         i += 1
     return changed
-
-
-def _bound(stmt, bound):
-    """The names ``stmt`` binds, a compound statement's from its parts' (each kept in
-    ``bound`` by id, beside the statement that keeps the id alive): the ``if``s nested in
-    one another's arms walked once, not once a level."""
-    got = bound.get(id(stmt))
-    if got is not None:
-        return got[1]
-    cls = stmt.__class__
-    if cls in (ast.If, ast.While, ast.For):
-        names = set(_stores(stmt.test if cls is not ast.For else ast.Tuple(
-            elts=[stmt.target, stmt.iter])))
-        for s in stmt.body + stmt.orelse:
-            names |= _bound(s, bound)
-    else:
-        names = set(_stores(stmt))
-    bound[id(stmt)] = (stmt, names)
-    return names
 
 
 def _merge_arms(fdef, grads):
@@ -252,10 +233,7 @@ def _reads_before(stmts, a, b, cache):
     short)."""
     seen = 0
     for stmt in stmts:
-        key = id(stmt)
-        if key not in cache:
-            cache[key] = (_stores(stmt), _loads(stmt))
-        stmt_stores, stmt_loads = cache[key]
+        stmt_stores, stmt_loads = name_counts(stmt, cache)
         if stmt.__class__ is ast.Delete:
             return seen, True
         if b in stmt_stores and not (_is_copy(stmt) and stmt.value.id == a
