@@ -46,7 +46,7 @@ def _merge_ifs(fdef):
     The same statements in the same order; ``c``'s truth is taken once, at the first test
     (a name, the same at the second; an ambiguous truth raises there, as it did)."""
     changed = False
-    flags = _TruthFlags(fdef)  # (merging arms binds no name: the answers stay true)
+    flags = None  # read when a pair is found (merging arms binds no name: answers stay true)
     for block, _ in list(_blocks(fdef)):
         k = 0
         while k < len(block):
@@ -57,6 +57,8 @@ def _merge_ifs(fdef):
             second = block[j] if j < len(block) else None
             c, negated = _flag_test(first)
             c2, negated2 = _flag_test(second)
+            if c is not None and c == c2 and flags is None:
+                flags = _TruthFlags(fdef)
             if c is None or c != c2 or not flags(c) or any(
                     n.__class__ is ast.Name and n.id == c and n.ctx.__class__ is ast.Store
                     for s in first.body + first.orelse for n in _walk(s)):

@@ -16,7 +16,7 @@ import ast
 
 from ..transform.nodes import Comment
 from .tidy_values import _safe
-from .tidy_walk import _blocks, _count_names, _rename, _stores, _walk, bound_names
+from .tidy_walk import _blocks, _count_names, _nodes, _rename, _stores, _walk, bound_names
 
 
 def shared_reads(fdef, temps):
@@ -25,8 +25,8 @@ def shared_reads(fdef, temps):
     saves = _Saves(fdef)
     for name, n in saves.unpacked.items():  # a save's unpacking is not a second value
         stores[name] -= n
-    returned = {n.id for stmt in _walk(fdef) if stmt.__class__ is ast.Return
-                for n in _walk(stmt) if n.__class__ is ast.Name}
+    returned = {n.id for stmt in _nodes(fdef) if stmt.__class__ is ast.Return
+                for n in _nodes(stmt) if n.__class__ is ast.Name}  # (a set: any order)
     changed = False
     known = {}  # the names each statement binds (:func:`.bound_names`); forgotten on a rename
     for block, _ in list(_blocks(fdef)):
