@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python benchmarks/tidy_scaling.py              # 50, 100, 200, 400 statements
     PYTHONPATH=. python benchmarks/tidy_scaling.py --sizes 100 --rounds 5
+    PYTHONPATH=. python benchmarks/tidy_scaling.py --families continues --sizes 400 800
 
 Five families of generated functions of N statements (written to a temporary module, as
 srcad needs real source): straight-line code on numbers and on NumPy arrays (each statement
@@ -114,6 +115,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[50, 100, 200, 400])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--families", nargs="*", default=(),
+                        help="only the families whose name holds one of these words")
     opts = parser.parse_args(argv)
     clock = _TidyClock()
     print(f"srcad from {Path(srcad.__file__).parent}")
@@ -125,6 +128,8 @@ def main(argv=None):
                                     (False, True, True)):
             family = ("arrays" if arrays else "numbers") + (" in a loop" if loop else "") + (
                 ", continues" if skips else "")
+            if opts.families and not any(word in family for word in opts.families):
+                continue
             for n in opts.sizes:
                 f = load(directory, source(n, arrays, loop, skips))
                 args = (np.linspace(0.1, 0.5, 4), 0.3) if arrays else (0.2, 0.3)

@@ -139,7 +139,7 @@ class Analysis(ValueKinds):
         for _ in range(50):
             before = (dict(self.kinds), dict(self.elems), dict(self.ranks), set(self.ints),
                       dict(self.tuple_items), lists.state(self))
-            for stmt in ir.walk(self.fn.body):
+            for stmt in _ifs_after_arms(self.fn.body):
                 if isinstance(stmt, ir.Assign) and stmt.target is None and _is_append(stmt.value):
                     lst, item = stmt.value.args
                     if isinstance(lst, ir.Var):
@@ -419,3 +419,19 @@ def _same_items(prim):
         return len(args) == 1 and not prim.kwargs
     return len(args) == 1 and family_of(fn) == "runtime" and getattr(
         fn, "__name__", None) == "zeros_like"
+
+
+def _ifs_after_arms(stmts):
+    """:func:`srcad.core.ir.walk`'s statements, an ``if`` after its arms: its phis join what
+    the arms made in this pass (before them, one pass more a level of ``if``s nested in one
+    another's arms, as a ``continue`` in a loop writes them: the analysis was quadratic in
+    the number of ``continue``s)."""
+    for stmt in stmts:
+        if isinstance(stmt, ir.If):
+            yield from _ifs_after_arms(stmt.body)
+            yield from _ifs_after_arms(stmt.orelse)
+            yield stmt
+        else:
+            yield stmt
+            for block in ir.blocks_of(stmt):
+                yield from _ifs_after_arms(block)

@@ -64,7 +64,7 @@ from .tidy_values import (
     copy_aliases,
     simplify_keeping_new,
 )
-from .tidy_walk import _blocks, _walk
+from .tidy_walk import _blocks, _walk, same_tree
 
 
 def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
@@ -217,8 +217,8 @@ def _same_arms(node):
     """Whether both arms of ``if`` do the same (``if t: dv_1 = dv else: dv_1 = dv``, the
     backward sweep of a branch that changes nothing the gradient reads): comments aside."""
     def code(block):
-        return [ast.dump(b) for b in block if not isinstance(b, Comment)]
-    return bool(node.orelse) and code(node.body) == code(node.orelse)
+        return [b for b in block if b.__class__ is not Comment]
+    return bool(node.orelse) and same_tree(code(node.body), code(node.orelse))
 
 
 def _fill_empty(node):

@@ -11,7 +11,7 @@ import ast
 import collections
 
 from .tidy_values import changed_in_place
-from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk
+from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk, bound_names, name_counts
 
 
 def _propagate_copies(fdef, grads):
@@ -20,7 +20,7 @@ def _propagate_copies(fdef, grads):
     returned = {n for stmt in fdef.body if isinstance(stmt, ast.Return) for n in _loads(stmt)}
     touched = set()  # names changed in this sweep: their counts are stale until the next
     renames = {}  # applied in one walk at the end (a walk per copy made this pass quadratic)
-    cache = {}  # id(statement) -> (stores, loads), for the statements scanned in this sweep
+    cache = {}  # id(statement) -> (stores, loads) (:func:`.name_counts`), in this sweep
     changed = None  # the names changed in place, found when first needed
     made = False
     for block, in_loop in list(_blocks(fdef)):
@@ -77,32 +77,46 @@ def _drop_copy_backs(fdef):
         frozenset((s.targets[0].id, s.value.id)) for s in _walk(fdef) if _is_copy(s))
     repeated = {pair for pair, n in pairs.items() if n > 1 and len(pair) == 2}
     changed = False
+    bound = {}  # id(statement) -> the names it binds; a dropped copy's owners' go
+    owner = {}  # id(block) -> (the statement holding it, the block holding that)
+    for block, _ in list(_blocks(fdef)) if repeated else ():
+        for stmt in block:
+            for arm in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                if arm.__class__ is list:
+                    owner[id(arm)] = (stmt, block)
     for block, _ in list(_blocks(fdef)) if repeated else ():
         for i, stmt in enumerate(block):
             if _is_copy(stmt):
                 pair = frozenset((stmt.targets[0].id, stmt.value.id))
                 if pair in repeated:
-                    changed |= _drop_repeats(block, i + 1, pair)
+                    changed |= _drop_repeats(block, i + 1, pair, (bound, owner))
     return changed
 
 
-def _drop_repeats(block, start, pair):
+def _drop_repeats(block, start, pair, known):
     """Drop copies between the two names of ``pair`` from ``block[start:]`` (and the arms of
-    its ``if`` statements) until one of the names is rebound; True if any went."""
+    its ``if`` statements) until one of the names is rebound; True if any went. ``known``
+    keeps each statement's bound names between calls (a walk of a whole loop for each copy
+    made this quadratic), forgotten for the statements holding a copy dropped."""
+    bound, owner = known
     changed = False
     i = start
     while i < len(block):
         stmt = block[i]
         if _is_copy(stmt) and frozenset((stmt.targets[0].id, stmt.value.id)) == pair:
             del block[i]
+            inner = block
+            while id(inner) in owner:
+                holder, inner = owner[id(inner)]
+                bound.pop(id(holder), None)
             changed = True
             continue
         if isinstance(stmt, ast.If) and not pair & _stores(stmt.test).keys():
             for arm in (stmt.body, stmt.orelse):
-                changed |= _drop_repeats(arm, 0, pair)
+                changed |= _drop_repeats(arm, 0, pair, known)
             if not stmt.body:
                 stmt.body.append(ast.Pass())
-        if pair & _stores(stmt).keys():
+        if pair & bound_names(stmt, bound):
             return changed
         i += 1
     return changed
@@ -219,10 +233,7 @@ def _reads_before(stmts, a, b, cache):
     short)."""
     seen = 0
     for stmt in stmts:
-        key = id(stmt)
-        if key not in cache:
-            cache[key] = (_stores(stmt), _loads(stmt))
-        stmt_stores, stmt_loads = cache[key]
+        stmt_stores, stmt_loads = name_counts(stmt, cache)
         if stmt.__class__ is ast.Delete:
             return seen, True
         if b in stmt_stores and not (_is_copy(stmt) and stmt.value.id == a

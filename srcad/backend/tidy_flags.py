@@ -67,16 +67,18 @@ def _chosen_flag(stmt):
     if stmt.__class__ is not ast.If or not stmt.orelse:
         return None
     found = []
-    reads = {n.id for n in _walk(stmt.test) if n.__class__ is ast.Name}
     for arm in (stmt.body, stmt.orelse):
-        if any(reads & _bound(s) for s in arm):
-            return None
         flags = [(s.targets[0].id, s.value.value) for s in arm if s.__class__ is ast.Assign
                  and len(s.targets) == 1 and s.targets[0].__class__ is ast.Name
                  and s.value.__class__ is ast.Constant and type(s.value.value) is bool]
         found.append(dict(flags) if len(flags) == len({n for n, _ in flags}) else {})
     common = sorted(n for n in found[0] if n in found[1] and found[0][n] != found[1][n])
-    return (common[0], not found[0][common[0]]) if common else None
+    if not common:  # (asked first: the arms' bindings, at every ``if`` nested in an arm,
+        return None  # made this quadratic in the depth)
+    reads = {n.id for n in _walk(stmt.test) if n.__class__ is ast.Name}
+    if any(reads & _bound(s) for s in stmt.body + stmt.orelse):
+        return None
+    return common[0], not found[0][common[0]]
 
 
 def _enclosing(fdef):

@@ -46,7 +46,7 @@ def _merge_ifs(fdef):
     The same statements in the same order; ``c``'s truth is taken once, at the first test
     (a name, the same at the second; an ambiguous truth raises there, as it did)."""
     changed = False
-    flags = _TruthFlags(fdef)  # (merging arms binds no name: the answers stay true)
+    flags = None  # read when a pair is found (merging arms binds no name: answers stay true)
     for block, _ in list(_blocks(fdef)):
         k = 0
         while k < len(block):
@@ -57,6 +57,8 @@ def _merge_ifs(fdef):
             second = block[j] if j < len(block) else None
             c, negated = _flag_test(first)
             c2, negated2 = _flag_test(second)
+            if c is not None and c == c2 and flags is None:
+                flags = _TruthFlags(fdef)
             if c is None or c != c2 or not flags(c) or any(
                     n.__class__ is ast.Name and n.id == c and n.ctx.__class__ is ast.Store
                     for s in first.body + first.orelse for n in _walk(s)):
@@ -99,25 +101,27 @@ def _negated(fdef, temps):
     for block, _ in _blocks(fdef):
         for k, stmt in enumerate(block):
             if _not_of_name(stmt) and stmt.targets[0].id in temps:
-                nxt = next((s for s in block[k + 1:] if s.__class__ is not Comment), None)
+                j = k + 1
+                while j < len(block) and block[j].__class__ is Comment:
+                    j += 1
+                nxt = block[j] if j < len(block) else None
                 if nxt.__class__ is ast.If and nxt.test.__class__ is ast.Name and (
                         nxt.test.id == stmt.targets[0].id):
                     found.append((block, stmt))
     if not found:
         return False
-    stores, loads = _count_names(fdef)
     changed = False
-    saves = flags = None  # read again only after a change (one walk, not one a candidate)
+    facts = None  # read again only where a change touched what a candidate asks about
     for block, stmt in found:
         t, v = stmt.targets[0].id, stmt.value.operand.id
-        flags = flags or _TruthFlags(fdef)
-        if not flags(v):
+        if facts is None or facts.stale(t, v):
+            facts = _Facts(fdef, {s.targets[0].id for _, s in found})
+        stores, loads, saves = facts.stores, facts.loads, facts.saves
+        if not facts.flags(v):
             continue
-        uses = _uses(fdef, t) if t != v else None
+        uses = facts.uses.get(t) if t != v else None
         if uses is None or stores.get(t) != 1 + uses[1]:
             continue
-        if saves is None:
-            saves = _Saves(fdef)
         unpacked = saves.unpacked.get(v, 0)
         if block is fdef.body and not uses[1] and not any(
                 v in _stores(later) for later in block[block.index(stmt) + 1:]):
@@ -134,13 +138,61 @@ def _negated(fdef, temps):
             value = ast.Name(id=v, ctx=ast.Load())
             setattr(parent, field, value if negated else ast.UnaryOp(op=ast.Not(),
                                                                      operand=value))
-        for node in _walk(fdef):
-            if node.__class__ is ast.Name and node.id == t:
+        for node in facts.names.get(t, ()):
+            if node.id == t:
                 node.id = v
         changed = True
-        stores, loads = _count_names(fdef)
-        saves = flags = None
+        facts.touched(t, v)
     return changed
+
+
+class _Facts:
+    """What :func:`_negated` asks of ``fdef``, from one walk: the counts of every name, the
+    truth flags, the saves, the uses of each candidate ``t`` and every ``Name`` node by
+    name. A change (``t = not v`` gone, ``t`` renamed ``v``, ``t``'s place in a save
+    dropped) changes the answers about ``t``, ``v``, the names copying them and the stacks
+    saving them only: :meth:`stale` says when a later candidate asks about one of those
+    (then the walk is made again, as it was after every change: one walk a candidate made
+    tidy quadratic in the number of ``continue``s)."""
+
+    def __init__(self, fdef, candidates):
+        self.stores, self.loads = _count_names(fdef)
+        self.flags = _TruthFlags(fdef)
+        self.saves = _Saves(fdef)
+        self.names, self.stacks_of = {}, {}
+        for node in _walk(fdef):
+            cls = node.__class__
+            if cls is ast.Name:
+                self.names.setdefault(node.id, []).append(node)
+            elif cls is ast.Call and _method(node, "append", 1):
+                self._on_stack(node.func.value.id, node.args[0])
+            elif cls is ast.For and _reversed(node.iter):
+                self._on_stack(node.iter.args[0].id, node.target)
+            elif cls is ast.Assign and len(node.targets) == 1 and _method(node.value, "pop", 0):
+                self._on_stack(node.value.func.value.id, node.targets[0])
+        self.uses = _uses(fdef, candidates, self.names)
+        self.dirty_names, self.dirty_stacks = set(), set()
+
+    def _on_stack(self, stack, node):
+        for n in _walk(node):
+            if n.__class__ is ast.Name:
+                self.stacks_of.setdefault(n.id, set()).add(stack)
+
+    def touched(self, t, v):
+        self.dirty_names |= {t, v}
+        self.dirty_stacks |= self.stacks_of.get(t, set()) | self.stacks_of.get(v, set())
+
+    def stale(self, t, v):
+        if not self.dirty_names:
+            return False
+        reached, todo = set(), [v, t]  # v's truth follows its copies (:class:`_TruthFlags`)
+        while todo:
+            name = todo.pop()
+            if name not in reached:
+                reached.add(name)
+                todo.extend(self.flags.copies.get(name, ()))
+        return bool(reached & self.dirty_names) or any(
+            self.stacks_of.get(name, set()) & self.dirty_stacks for name in (t, v))
 
 
 _TRUTH_FORMS = (ast.Compare, ast.UnaryOp)
@@ -273,49 +325,57 @@ def _not_of_name(stmt):
             and stmt.value.operand.__class__ is ast.Name)
 
 
-def _uses(fdef, name):
-    """``(truth reads, unpackings)`` of ``name``: the tests ``(parent, "test", negated)``
-    that read ``name`` (``negated``: as ``not name``) for its truth, and how many times a
-    save is unpacked into it; ``None`` when it is read otherwise, or saved on a stack whose
-    appends and unpackings do not name the same values once each (only then is the value
-    unpacked into ``name`` the one appended as ``name``)."""
-    truth, unpacked, saved = [], 0, set()
+def _uses(fdef, names, nodes):
+    """``{name: (truth reads, unpackings)}`` for each of ``names`` (``nodes``: every ``Name``
+    node by name), from one walk: the tests ``(parent, "test", negated)`` that read ``name``
+    (``negated``: as ``not name``) for its truth, and how many times a save is unpacked into
+    it; ``None`` when it is read otherwise, or saved on a stack whose appends and unpackings
+    do not name the same values once each (only then is the value unpacked into ``name``
+    the one appended as ``name``)."""
+    truth = {name: [] for name in names}
+    saved = {name: set() for name in names}
+    truth_reads = dict.fromkeys(names, 0)  # the reads that take its truth or save it
     pushed, popped = {}, {}
-    truth_reads = 0  # the reads of ``name`` that take its truth or save it
     for node in _walk(fdef):
         cls = node.__class__
         if cls in (ast.If, ast.While, ast.IfExp):
-            if node.test.__class__ is ast.Name and node.test.id == name:
-                truth.append((node, "test", False))
-                truth_reads += 1
-            test = node.test  # if not t: (``not t`` read for its truth) is ``if v:``
+            test = node.test
+            if test.__class__ is ast.Name and test.id in truth:
+                truth[test.id].append((node, "test", False))
+                truth_reads[test.id] += 1
             if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not and (
-                    test.operand.__class__ is ast.Name and test.operand.id == name):
-                truth.append((node, "test", True))
-                truth_reads += 1
+                    test.operand.__class__ is ast.Name and test.operand.id in truth):
+                # if not t: (``not t`` read for its truth) is ``if v:``
+                truth[test.operand.id].append((node, "test", True))
+                truth_reads[test.operand.id] += 1
         elif cls is ast.Call and _method(node, "append", 1):
             stack = node.func.value.id
             items = node.args[0].elts if node.args[0].__class__ is ast.Tuple else node.args
             for item in items:
                 if item.__class__ is ast.Name:
                     pushed.setdefault(stack, []).append(item.id)
-                    if item.id == name:
-                        saved.add(stack)
-                        truth_reads += 1
+                    if item.id in truth:
+                        saved[item.id].add(stack)
+                        truth_reads[item.id] += 1
         elif cls is ast.For and _reversed(node.iter):
             popped.setdefault(node.iter.args[0].id, []).extend(_names(node.target))
         elif cls is ast.Assign and len(node.targets) == 1 and _method(node.value, "pop", 0):
             popped.setdefault(node.value.func.value.id, []).extend(_names(node.targets[0]))
-    reads = sum(1 for node in _walk(fdef) if node.__class__ is ast.Name and node.id == name
-                and node.ctx.__class__ is ast.Load)
-    if reads != truth_reads:  # counted by place: one node may stand in two places
-        return None  # read as a value
-    for stack in saved:
-        if sorted(pushed.get(stack, ())) != sorted(popped.get(stack, ())) or len(
-                set(pushed[stack])) != len(pushed[stack]):
-            return None
-        unpacked += popped[stack].count(name)
-    return truth, unpacked
+    out = {}
+    for name in names:
+        reads = sum(1 for node in nodes.get(name, ()) if node.ctx.__class__ is ast.Load)
+        if reads != truth_reads[name]:  # counted by place: one node may stand in two places
+            out[name] = None  # read as a value
+            continue
+        unpacked = 0
+        for stack in saved[name]:
+            if sorted(pushed.get(stack, ())) != sorted(popped.get(stack, ())) or len(
+                    set(pushed[stack])) != len(pushed[stack]):
+                unpacked = None
+                break
+            unpacked += popped[stack].count(name)
+        out[name] = None if unpacked is None else (truth[name], unpacked)
+    return out
 
 
 def _names(target):

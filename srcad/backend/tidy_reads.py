@@ -16,7 +16,7 @@ import ast
 
 from ..transform.nodes import Comment
 from .tidy_values import _safe
-from .tidy_walk import _blocks, _count_names, _rename, _stores, _walk
+from .tidy_walk import _blocks, _count_names, _nodes, _rename, _stores, _walk, bound_names
 
 
 def shared_reads(fdef, temps):
@@ -25,9 +25,10 @@ def shared_reads(fdef, temps):
     saves = _Saves(fdef)
     for name, n in saves.unpacked.items():  # a save's unpacking is not a second value
         stores[name] -= n
-    returned = {n.id for stmt in _walk(fdef) if stmt.__class__ is ast.Return
-                for n in _walk(stmt) if n.__class__ is ast.Name}
+    returned = {n.id for stmt in _nodes(fdef) if stmt.__class__ is ast.Return
+                for n in _nodes(stmt) if n.__class__ is ast.Name}  # (a set: any order)
     changed = False
+    known = {}  # the names each statement binds (:func:`.bound_names`); forgotten on a rename
     for block, _ in list(_blocks(fdef)):
         seen = {}  # the dump of an item read -> (the name holding it, the names it reads)
         made = set()  # the names assigned once, by an earlier statement of this block
@@ -42,10 +43,11 @@ def shared_reads(fdef, temps):
             if copy is not None and saves.merge(*copy):
                 block.remove(stmt)
                 _rename(fdef, copy[1], copy[0])
+                known.clear()
                 made.discard(copy[1])
                 changed = True
                 continue
-            made.update(n for n in _stores(stmt) if stores.get(n) == 1)
+            made.update(n for n in bound_names(stmt, known) if stores.get(n) == 1)
             reads = _item_read(stmt)
             if reads is not None and stores.get(stmt.targets[0].id) == 1:
                 name, key = stmt.targets[0].id, ast.dump(stmt.value)
@@ -53,6 +55,7 @@ def shared_reads(fdef, temps):
                         name not in returned) and saves.merge(seen[key][0], name):
                     block.remove(stmt)
                     _rename(fdef, name, seen[key][0])
+                    known.clear()
                     changed = True
                     continue
                 seen = {k: (v, r) for k, (v, r) in seen.items() if name != v and name not in r}

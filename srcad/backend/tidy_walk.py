@@ -145,6 +145,60 @@ def _rename(node, old, new):
 
 
 
+def bound_names(stmt, known):
+    """The names ``stmt`` binds (:func:`_stores`' keys), a compound statement's from its
+    parts', each kept in ``known`` by id beside the statement that keeps the id alive: the
+    ``if``s nested in one another's arms are walked once, not once a level (the caller
+    forgets a statement whose names it changes, and the statements holding it)."""
+    got = known.get(id(stmt))
+    if got is not None:
+        return got[1]
+    cls = stmt.__class__
+    if cls is ast.If or cls is ast.While or cls is ast.For:
+        names = set(_stores(stmt.test if cls is not ast.For else ast.Tuple(
+            elts=[stmt.target, stmt.iter])))
+        for s in stmt.body + stmt.orelse:
+            names |= bound_names(s, known)
+    else:
+        names = set(_stores(stmt))
+    known[id(stmt)] = (stmt, names)
+    return names
+
+
+def name_counts(stmt, known):
+    """``(_stores(stmt), _loads(stmt))``, a compound statement's summed from its parts', each
+    kept in ``known`` by id (as :func:`bound_names`)."""
+    got = known.get(id(stmt))
+    if got is not None:
+        return got[1]
+    cls = stmt.__class__
+    if cls is ast.If or cls is ast.While or cls is ast.For:
+        head = stmt.test if cls is not ast.For else ast.Tuple(elts=[stmt.target, stmt.iter])
+        stores, loads = _stores(head), _loads(head)
+        for s in stmt.body + stmt.orelse:
+            for total, part in zip((stores, loads), name_counts(s, known)):
+                for name, n in part.items():
+                    total[name] = total.get(name, 0) + n
+        counts = stores, loads
+    else:
+        counts = _stores(stmt), _loads(stmt)
+    known[id(stmt)] = (stmt, counts)
+    return counts
+
+
+def same_tree(a, b):
+    """Whether ``ast.dump(a) == ast.dump(b)`` (trees, lists of them, or values), stopping at
+    the first difference (``if``s nested in one another's arms dumped each arm again at
+    every level: tidy was quadratic in the depth)."""
+    if a.__class__ is not b.__class__:
+        return False
+    if isinstance(a, ast.AST):
+        return all(same_tree(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+    if a.__class__ is list:
+        return len(a) == len(b) and all(map(same_tree, a, b))
+    return a is b or repr(a) == repr(b)
+
+
 def _header(stmt):
     """The part of a statement evaluated before any nested block: where a value may go."""
     if isinstance(stmt, (ast.If, ast.While)):
