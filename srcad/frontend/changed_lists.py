@@ -164,7 +164,8 @@ def lower(src):
         params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
         given = dict(zip(params, call.args))
         given.update({k.arg: k.value for k in call.keywords})
-        lists = {p: given[p].id for p in changed if isinstance(given.get(p), gast.Name)}
+        lists = {p: given[p].id for p in changed if isinstance(given.get(p), gast.Name)
+                 and given[p].id in local}  # (a global list: refused, alias.check)
         made = [p for p in changed if p in given and _builds_list(src, given[p], local)]
         if lists or made:  # (a list built in the call, grow([x], x): no one else sees it)
             found.append((stmt, call, fn, lists, made))

@@ -1,0 +1,106 @@
+"""The caller's side of a call of a function of the user's that writes into what it is given
+(``alias.check``), and of the copy :mod:`srcad.frontend.written_args` makes of such a function,
+which returns the objects it writes into after its result: ``update_1 = update_fields(a, x);
+r = update_1[0]; a_1 = update_1[1]``.
+
+* :func:`settle`: ``a_1`` (and ``r``) are the values the call leaves, read after it in place
+  of the object Python changed: the alias analysis does not count them as other names for the
+  old object. Where the kinds show the copy does not change ``a`` in place (a number given to
+  ``p += v``), ``a_1 = a``: Python's caller keeps its number. Refused: ``p += v`` where srcad
+  cannot tell the object given is an array (an array is changed, a number rebound).
+* :func:`refuse_shared`: any call of a function of the user's that writes into an argument is
+  refused where another argument of the call may share memory with it (``update(a, a)``,
+  ``update(a[:2], a[1:])``: the callee's code reads the two as separate values; a wrong
+  gradient before session 33), and where the object written is a global or closure value
+  (Python changes it; srcad's code would not).
+
+Imports ``srcad.core`` (and nothing above its layer).
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+
+from ..core import ir
+from ..core.kinds import ARRAY
+from .memory_tables import ir_mutable
+
+
+def _params(fn, prim):
+    """parameter -> the atom the call gives it, or None."""
+    try:
+        return dict(inspect.signature(fn).bind(*prim.args, **prim.kwargs).arguments)
+    except (TypeError, ValueError):
+        return None
+
+
+def settle(body, stmt, atoms, analysis, refuse, label):
+    """For ``stmt``, a call of a copy srcad made (see above): the names bound to what the call
+    leaves (not other names for the objects it writes into); ``atoms``: the arguments whose
+    objects it writes into (``Callees.written``)."""
+    prim = stmt.value
+    back = getattr(prim.fn, "__srcad_written_back__", None)
+    if not back:
+        return frozenset()
+    given = _params(prim.fn, prim)
+    if given is None:
+        return frozenset()
+    written = {a.name for a in atoms if isinstance(a, ir.Var)}
+    bare = getattr(prim.fn, "__srcad_bare_written__", ())
+    name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
+    fresh = set()
+    for later in ir.walk(body):
+        value = getattr(later, "value", None)
+        if not (isinstance(later, ir.Assign) and isinstance(value, ir.Prim) and
+                value.fn is operator.getitem and value.args[0] == ir.Var(stmt.target) and
+                isinstance(value.args[1], ir.Const) and isinstance(value.args[1].value, int)):
+            continue
+        fresh.add(later.target)
+        k = value.args[1].value - 1
+        if not 0 <= k < len(back):
+            continue
+        atom = given.get(back[k])
+        if not isinstance(atom, ir.Var):
+            continue
+        if atom.name not in written:  # not changed in place: the caller keeps its object
+            later.value = atom
+        elif back[k] in bare and analysis.kind(atom) != ARRAY:
+            refuse(stmt, f"{name}(...) writes {back[k]} op= ... into {label(atom.name)}, "
+                   "which srcad cannot tell is an array: Python changes an array in place "
+                   "and binds a new number", f"pass an array (np.asarray({label(atom.name)}))"
+                   f", or write {back[k]}[...] op= ... in {name} if an array is meant")
+    return frozenset(fresh)
+
+
+def refuse_shared(stmt, atoms, aliases, refuse, label):
+    """Refuse the call ``stmt`` writing into ``atoms`` where another of its arguments may share
+    memory with one of them, or one is a global or closure value (see above)."""
+    prim = stmt.value
+    name = getattr(prim.fn, "__srcad_shown__", None) or getattr(prim.fn, "__name__", "f")
+    args = list(prim.args) + list(prim.kwargs.values())
+    for atom in atoms:
+        atom = atom[1] if isinstance(atom, tuple) else atom
+        if isinstance(atom, ir.Const) and ir_mutable(atom.value):
+            refuse(stmt, f"{name}(...) changes the global (or closure) value {atom} in place: "
+                   "srcad's code would not change it", f"pass a copy ({atom}.copy()) and use "
+                   f"what {name} returns, or build the value in the function")
+        if not isinstance(atom, ir.Var) or not aliases.may_alias(atom.name):
+            continue
+        mine = aliases.mem(atom, aliases.own)
+        seen = 0
+        for other in args:
+            if other == atom:
+                seen += 1
+                if seen == 1:
+                    continue
+            elif not isinstance(other, (ir.Var, ir.Const)):
+                continue
+            theirs = aliases.mem(other, aliases.own) | aliases.mem(other, aliases.held)
+            if theirs & mine or aliases.mem(atom, aliases.held) & aliases.mem(
+                    other, aliases.own):
+                refuse(stmt, f"{name}(...) changes {label(atom.name)} in place, and another "
+                       f"of its arguments ({label(other.name) if isinstance(other, ir.Var) else other})"
+                       " may be the same object or share memory with it: srcad reads the two "
+                       "as separate values", f"pass a copy for one of them "
+                       f"({label(atom.name)}.copy()), or pass the object once")
