@@ -240,7 +240,9 @@ class _Views(Text):
         outer = active.get(b)
         root = outer.root if outer is not None else b
         if outer is None and (b in self.declared or b in self.nested or not self.stores.get(b)
+                              and b not in getattr(self.src.func, "__srcad_written_back__", ())
                               or b in self.lists):  # a parameter never rebound: an argument
+            # (but one a copy returns, frontend.written_args: its writes are the copy's)
             return None
         region = body[k + 1:]
         inside = {id(n) for s in region for n in walk_scope(s) if isinstance(n, gast.Name)}
