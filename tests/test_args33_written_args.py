@@ -19,7 +19,6 @@ import itertools
 import uuid
 
 import autograd
-import autograd.numpy as anp
 import numpy as np
 import pytest
 from sampling import LONG

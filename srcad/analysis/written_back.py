@@ -99,8 +99,9 @@ def refuse_shared(stmt, atoms, aliases, refuse, label):
             theirs = aliases.mem(other, aliases.own) | aliases.mem(other, aliases.held)
             if theirs & mine or aliases.mem(atom, aliases.held) & aliases.mem(
                     other, aliases.own):
+                shown = label(other.name) if isinstance(other, ir.Var) else other
                 refuse(stmt, f"{name}(...) changes {label(atom.name)} in place, and another "
-                       f"of its arguments ({label(other.name) if isinstance(other, ir.Var) else other})"
-                       " may be the same object or share memory with it: srcad reads the two "
+                       f"of its arguments ({shown}) may be the same object or share memory "
+                       "with it: srcad reads the two "
                        "as separate values", f"pass a copy for one of them "
                        f"({label(atom.name)}.copy()), or pass the object once")

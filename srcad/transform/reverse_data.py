@@ -249,8 +249,7 @@ class Data:
         bound = bind_call(prim, self.an.kind, self.an.is_complex)
         if bound is None or bound.arity is not None:
             return None
-        arguments, kinds = bound.arguments, with_elems(self.an, bound.kinds, bound.arguments,
-                                                       prim.fn)
+        kinds = with_elems(self.an, bound.kinds, (arguments := bound.arguments), prim.fn)
         entry = self.an.callees.split(prim.fn, [], kinds, None, self.an.arg_ranks(arguments))
         made[id(stmt)] = self.bind_cell(f"{prim.fn.__name__}_fwd", entry.fwd)
         return made[id(stmt)]
