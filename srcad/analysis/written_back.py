@@ -57,7 +57,7 @@ def settle(body, stmt, atoms, analysis, refuse, label):
                 isinstance(value.args[1], ir.Const) and isinstance(value.args[1].value, int)):
             continue
         fresh.add(later.target)
-        k = value.args[1].value - 1
+        k = value.args[1].value - (0 if getattr(prim.fn, "__srcad_written_void__", 0) else 1)
         if not 0 <= k < len(back):
             continue
         atom = given.get(back[k])

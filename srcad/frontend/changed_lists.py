@@ -200,7 +200,8 @@ def _replace(fdef, old, new):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if isinstance(body, list) and any(s is old for s in body):
-                body[[i for i, s in enumerate(body) if s is old][0]] = new
+                k = [i for i, s in enumerate(body) if s is old][0]
+                body[k:k + 1] = new if isinstance(new, list) else [new]
                 return
 
 

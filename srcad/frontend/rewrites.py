@@ -53,6 +53,6 @@ def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
     for module in (inline_lists, mutual_defs, enumerated_writes, list_repeats, list_slices,
                    callable_grads, lower_defaults, lower_groups, lower_namespaces, changed_lists,
-                   written_args, object_operators, lower_records, lower_next, lower_local_makes,
+                   object_operators, lower_records, written_args, lower_next, lower_local_makes,
                    lower_made_lists, nested_writes, views):
         module.lower(src)

@@ -56,6 +56,9 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
                        "reverse", "fill", "resize", "put", "itemset", "partition", "setfield",
                        "byteswap", "setflags"})
+#: methods changing a list's length (a list argument so changed is left to the alias
+#: analysis: refused where the caller reads the list afterwards, and :mod:`.changed_lists`)
+_LISTS = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
 #: methods whose result may be a view of their object
 _VIEWING = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze",
                       "T", "real", "imag", "flat", "diagonal"})
@@ -98,6 +101,9 @@ def changed_params(fn, depth=0):
                   isinstance(n.ctx, (gast.Store, gast.Del))]
         if any(not isinstance(parents.get(n), gast.AugAssign) for n in stores):
             continue  # bound to another object somewhere
+        if any(isinstance(n, gast.Attribute) and n.attr in _LISTS and isinstance(
+                n.value, gast.Name) and n.value.id == param for n in nodes):
+            continue  # ys.append(v): the copy's list would be the caller's (changed_lists)
         shared = _views_of(param, nodes, parents)
         if stores or any(_written(src, fn, n, parents, local, depth) for n in nodes
                          if isinstance(n, gast.Name) and n.id in shared):
@@ -173,21 +179,29 @@ def _written(src, fn, node, parents, local, depth):
     return position < len(inner) and inner[position] in changed_params(callee, depth + 1)[0]
 
 
+def _void(fn):
+    """Whether ``fn`` returns None wherever it returns (no ``return`` of a value)."""
+    return not any(isinstance(n, gast.Return) and n.value is not None and not (
+        isinstance(n.value, gast.Constant) and n.value.value is None)
+        for n in _own(source_module.read(fn).node))
+
+
 def _maker(fn, changed):
-    """The entry of the copy of ``fn`` returning ``changed`` after what it returns."""
+    """The entry of the copy of ``fn`` returning ``changed`` after what it returns (only
+    ``changed``, as a tuple, where it returns None: :func:`_void`, so that Numba compiles it)."""
+    void = _void(fn)
 
     def rewrite(fdef, taken):
-        def back():
-            return [_name(p) for p in changed]
+        def back(value):
+            return gast.Tuple(elts=([] if void else [value or gast.Constant(
+                value=None, kind=None)]) + [_name(p) for p in changed], ctx=gast.Load())
 
         for node in _own(fdef):
             if isinstance(node, gast.Return):
-                node.value = gast.Tuple(elts=[node.value or gast.Constant(
-                    value=None, kind=None)] + back(), ctx=gast.Load())
+                node.value = back(node.value)
         body = fdef.body
         if not isinstance(body[-1], (gast.Return, gast.Raise)):
-            body.append(gast.Return(value=gast.Tuple(elts=[gast.Constant(
-                value=None, kind=None)] + back(), ctx=gast.Load())))
+            body.append(gast.Return(value=back(None)))
         for node in walk_nodes(fdef):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, body[-2] if len(body) > 1 else fdef)
@@ -198,6 +212,7 @@ def _maker(fn, changed):
     copy = entry[0].cell_contents
     bare = set(changed_params(fn)[1])
     copy.__srcad_written_back__ = tuple(changed)  # what analysis.written_back reads
+    copy.__srcad_written_void__ = void  # (the tuple returned: changed alone)
     copy.__srcad_bare_written__ = tuple(p for p in changed if p in bare)
     return entry
 
@@ -245,13 +260,16 @@ def lower(src):
     bind = passed_records.binder(src, fdef)
     for stmt, call, fn, changed, names in found:
         call.func = gast.copy_location(_name(bind(_maker(fn, changed))), call.func)
-        first = stmt.targets[0] if isinstance(stmt, gast.Assign) else _name(
-            new_name(f"{fn.__name__}_result"), gast.Store())
-        target = gast.Tuple(elts=[first] + [_name(names[p], gast.Store()) for p in changed],
+        void = _void(fn)
+        first = [] if void else [stmt.targets[0] if isinstance(stmt, gast.Assign) else _name(
+            new_name(f"{fn.__name__}_result"), gast.Store())]
+        target = gast.Tuple(elts=first + [_name(names[p], gast.Store()) for p in changed],
                             ctx=gast.Store())
-        assign = gast.Assign(targets=[target], value=call, type_comment=None)
-        for node in walk_nodes(assign):
+        new = [gast.Assign(targets=[target], value=call, type_comment=None)]
+        if void and isinstance(stmt, gast.Assign):  # r = update(a, x): r = None after
+            new.append(gast.Assign(targets=stmt.targets, value=gast.Constant(
+                value=None, kind=None), type_comment=None))
+        for node in walk_nodes(gast.Module(body=new, type_ignores=[])):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, stmt)
-        gast.copy_location(assign, stmt)
-        _replace(fdef, stmt, assign)
+        _replace(fdef, stmt, new)
