@@ -382,7 +382,9 @@ class Aliases(_Places, _Calls):
             self._set(target, fresh, fresh | contents)
             return
         copied = value.kwargs.get("copy")  # np.array(y, copy=True) always copies
-        if safe_in(fn, VIEW_FUNCS) or fn is np.array and copied is not None and not (
+        # np.diag of a vector: a new matrix (of a matrix, or of a rank not known: a view)
+        made = fn is np.diag and bool(args) and self.an.rank(args[0]) == 1
+        if safe_in(fn, VIEW_FUNCS) and not made or fn is np.array and copied is not None and not (
                 isinstance(copied, ir.Const) and copied.value is True) or _einsum_view(value):
             self._set(target, every | fresh, every | fresh)  # np.asarray(ys): new
             self.opaque.add(target)  # np.split(b, 2): a list of views of b
