@@ -46,7 +46,8 @@ def settle(body, stmt, atoms, analysis, refuse, label):
     given = _params(prim.fn, prim)
     if given is None:
         return frozenset()
-    written = {a.name for a in atoms if isinstance(a, ir.Var)}
+    written = {a.name for a in (t[1] if isinstance(t, tuple) else t for t in atoms)
+               if isinstance(a, ir.Var)}  # (("items", ys): what ys holds changes: ys too)
     bare = getattr(prim.fn, "__srcad_bare_written__", ())
     name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
     fresh = set()
@@ -80,11 +81,14 @@ def refuse_shared(stmt, atoms, aliases, refuse, label):
     name = getattr(prim.fn, "__srcad_shown__", None) or getattr(prim.fn, "__name__", "f")
     args = list(prim.args) + list(prim.kwargs.values())
     for atom in atoms:
-        atom = atom[1] if isinstance(atom, tuple) else atom
+        items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
+        atom = atom[1] if items else atom
         if isinstance(atom, ir.Const) and ir_mutable(atom.value):
-            refuse(stmt, f"{name}(...) changes the global (or closure) value {atom} in place: "
-                   "srcad's code would not change it", f"pass a copy ({atom}.copy()) and use "
-                   f"what {name} returns, or build the value in the function")
+            what = f"what the global (or closure) value {atom} holds" if items else \
+                f"the global (or closure) value {atom}"
+            refuse(stmt, f"{name}(...) changes {what} in place: srcad's code would not change "
+                   "it", f"pass a copy ({atom}.copy()) and use what {name} returns, or build "
+                   "the value in the function")
         if not isinstance(atom, ir.Var) or not aliases.may_alias(atom.name):
             continue
         mine = aliases.mem(atom, aliases.own)
