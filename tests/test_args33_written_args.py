@@ -19,6 +19,7 @@ import itertools
 import uuid
 
 import autograd
+import autograd.numpy as anp
 import numpy as np
 import pytest
 from sampling import LONG
@@ -153,3 +154,65 @@ def test_refused(tmp_path, case):
     line = next(i + 1 for i, t in enumerate(text.splitlines()) if "# here" in t)
     assert info.value.lineno == line, (text, str(info.value))
     assert hint in (info.value.hint or ""), (text, str(info.value))
+
+
+# ------------------------------------------------------------------------- programs
+
+SIMULATION = """import numpy as np
+
+
+def kick(vel, acc, dt):
+    vel += acc * dt / 2.0
+
+
+def drift(pos, vel, dt):
+    pos += vel * dt
+
+
+def step(pos, vel, dt):
+    kick(vel, -np.sin(pos), dt)
+    drift(pos, vel, dt)
+    kick(vel, -np.sin(pos), dt)
+
+
+def f(x):
+    pos = x * 1.0
+    vel = np.zeros(3)
+    for _ in range(3):
+        step(pos, vel, 0.1)
+    return np.sum(pos ** 2) + np.sum(vel * x)
+"""
+
+
+def _simulation_twin(x):
+    pos, vel = x * 1.0, anp.zeros(3)
+    for _ in range(3):
+        vel = vel - anp.sin(pos) * 0.05
+        pos = pos + vel * 0.1
+        vel = vel - anp.sin(pos) * 0.05
+    return anp.sum(pos ** 2) + anp.sum(vel * x)
+
+
+def test_leapfrog_simulation(tmp_path):
+    """A leapfrog step changing its state arrays in place through two levels of callees, in a
+    loop (``vel += acc * dt / 2.0``, session 32's corpus)."""
+    f = load_module(tmp_path, SIMULATION).f
+    grad = srcad.grad(f)(X.copy())
+    assert np.allclose(grad, autograd.grad(_simulation_twin)(X.copy()), atol=1e-12)
+    assert np.allclose(grad, central(f, (X.copy(),), 0), atol=1e-6)
+    _, tangent = srcad.jvp(f, (X.copy(),), (np.ones(3),))
+    assert np.isclose(tangent, grad.sum())
+    if LONG:  # (Numba compiles each part: seconds)
+        assert np.allclose(srcad.grad(f, backend="numba")(X.copy()), grad, atol=1e-12)
+
+
+def test_method_writing_its_field(tmp_path):
+    """``s.step(x)`` writing into ``self.v`` of an object built in the function: the field is
+    a name there (frontend/lower_records.py), written back as any argument."""
+    text = ("import numpy as np\n\n\nclass Sim:\n    def __init__(self, v):\n        self.v = v\n"
+            "\n    def step(self, x):\n        self.v[1:] += x[1:] * self.v[:2]\n\n\n"
+            "def f(x):\n    s = Sim(np.ones(3))\n    s.step(x)\n    s.step(x)\n"
+            "    return np.sum(s.v * x)\n")
+    f = load_module(tmp_path, text).f
+    grad = srcad.grad(f)(X.copy())
+    assert np.allclose(grad, central(f, (X.copy(),), 0), atol=1e-6)

@@ -10,7 +10,8 @@ list display).
 
 Imports only ``srcad.core``, ``srcad.rules`` (the names of array methods), ``srcad.runtime``,
 :mod:`srcad.analysis.memory_tables`,
-:mod:`srcad.analysis.memory_places` and :mod:`srcad.analysis.user_calls`.
+:mod:`srcad.analysis.memory_places`, :mod:`srcad.analysis.user_calls` and
+:mod:`srcad.analysis.written_back`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from .memory_tables import (
     safe_in,
 )
 from .user_calls import bind_call, default_atom, is_user_call, user_callee
+from .written_back import given_back
 
 
 def _calls_itself(fn):
@@ -298,7 +300,10 @@ class Aliases(_Places, _Calls):
         every = _union(self.mem(a, self.held) for a in list(args) + list(value.kwargs.values()))
         if fn is operator.getitem:
             base, index = args
-            if self.an.kind(base) == ARRAY:
+            given = given_back(self.defs, base, index)  # a_1 = update_1[1]: a (written_back)
+            if given is not None:
+                self._set(target, self.mem(given, self.own), self.mem(given, self.held))
+            elif self.an.kind(base) == ARRAY:
                 if self._advanced(index) or _element(self.an, base, index, target):
                     self._set(target, fresh, fresh)
                 else:

@@ -8,13 +8,15 @@ r = update_1[0]; a_1 = update_1[1]``.
   old object. Where the kinds show the copy does not change ``a`` in place (a number given to
   ``p += v``), ``a_1 = a``: Python's caller keeps its number. Refused: ``p += v`` where srcad
   cannot tell the object given is an array (an array is changed, a number rebound).
+* :func:`given_back`: for ``analysis.memory``, ``a_1`` is the object given for ``a`` (not
+  any object the copy's result holds).
 * :func:`refuse_shared`: any call of a function of the user's that writes into an argument is
   refused where another argument of the call may share memory with it (``update(a, a)``,
   ``update(a[:2], a[1:])``: the callee's code reads the two as separate values; a wrong
   gradient before session 33), and where the object written is a global or closure value
   (Python changes it; srcad's code would not).
 
-Imports ``srcad.core`` (and nothing above its layer).
+Imports ``srcad.core`` and its neighbour ``srcad.analysis.memory_tables``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,22 @@ def _params(fn, prim):
         return dict(inspect.signature(fn).bind(*prim.args, **prim.kwargs).arguments)
     except (TypeError, ValueError):
         return None
+
+
+def given_back(defs, base, index):
+    """For ``base[index]``, ``base`` bound to a call of a copy srcad made (see above) and
+    ``index`` the place of a parameter it returns: the atom the call gives that parameter
+    (what the item is, as the call leaves it), else None."""
+    stmt = defs.get(base.name) if isinstance(base, ir.Var) else None
+    prim = getattr(stmt, "value", None)
+    back = getattr(getattr(prim, "fn", None), "__srcad_written_back__", None)
+    if not back or not isinstance(stmt, ir.Assign) or stmt.target != base.name or not (
+            isinstance(index, ir.Const) and type(index.value) is int):
+        return None
+    k = index.value - (0 if getattr(prim.fn, "__srcad_written_void__", 0) else 1)
+    given = _params(prim.fn, prim) if 0 <= k < len(back) else None
+    atom = given.get(back[k]) if given else None
+    return atom if isinstance(atom, ir.Var) else None
 
 
 def settle(body, stmt, atoms, analysis, refuse, label):
