@@ -150,18 +150,11 @@ class Aliases(_Places, _Calls):
         self.after = {}  # id(write statement) -> names live after it
         self.globals_seen = {}  # token -> spelling of the global
         self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
-        self.lists = set()  # names certainly holding a list or dict: what .append/.pop change
+        self.lists = _appended(fn)  # names certainly holding a list or dict: .append/.pop's
         #: names whose items may be any object they hold, their own memory included: the
         #: result of a call srcad does not follow (``p, q = halves(b)``: two views of b),
         #: a list of views (``np.split(b, 2)``), an item or attribute of such a value
         self.opaque = set()
-        for stmt in ir.walk(fn.body):
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
-                stmt.value.fn, ir.Method
-            ) and stmt.value.fn.name in ("append", "pop") and isinstance(
-                stmt.value.args[0], ir.Var
-            ):
-                self.lists.add(stmt.value.args[0].name)
         links = [(s.obj.name, s.target) for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)]
         links += [(v.name, p.target) for s in ir.walk(fn.body) for p in getattr(s, "phis", ())
                   for v in p.sources if isinstance(v, ir.Var)]
@@ -433,6 +426,14 @@ class Aliases(_Places, _Calls):
             self.opaque.add(target)  # ... or a tuple of views of it
 
     # ---------------------------------------------------------------- liveness
+
+
+def _appended(fn):
+    """The names ``.append`` or ``.pop`` is called on (lists or dicts, certainly)."""
+    return {stmt.value.args[0].name for stmt in ir.walk(fn.body) if isinstance(
+        stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
+        stmt.value.fn, ir.Method) and stmt.value.fn.name in ("append", "pop") and isinstance(
+        stmt.value.args[0], ir.Var)}
 
 
 class _Definitions(dict):
