@@ -53,10 +53,10 @@ SHAPES = {
     "branch": "a = np.ones(3)\n    if x[0] > 0:\n        {call}\n    return np.sum(a * x)",
 }
 
-#: CI's cases (each shape, five writes); the long run: every pair
+#: CI's cases (each shape, four writes; a nested writer in test_leapfrog_simulation); the
+#: long run: every pair
 CASES = list(itertools.product(WRITES, SHAPES)) if LONG else [
-    ("item", "once"), ("bare", "loop"), ("view", "active"), ("nested", "branch"),
-    ("returns", "once")]
+    ("item", "once"), ("bare", "loop"), ("view", "active"), ("returns", "branch")]
 X = np.array([0.7, 1.3, -0.4])
 
 
@@ -90,7 +90,7 @@ def test_written_args(tmp_path, write, shape):
     assert np.isclose(tangent, grad @ v, atol=1e-9), text
 
 
-@pytest.mark.parametrize("write", list(WRITES) if LONG else ["view"])
+@pytest.mark.parametrize("write", list(WRITES) if LONG else [])
 def test_written_args_hessian(tmp_path, write):
     f, twin, text = _program(tmp_path, write, "active")
     assert np.allclose(srcad.hessian(f)(X.copy()), autograd.hessian(twin)(X.copy()),
@@ -105,6 +105,19 @@ def test_number_given_to_augmented_parameter(tmp_path):
     grad = srcad.grad(f)(X.copy())
     assert np.allclose(grad, central(f, (X.copy(),), 0), atol=1e-6)
     assert np.allclose(grad, [1.5 * X[1] + 2.0, 1.5 * X[0] + 3.0, 0.0])
+    # a constant number (folded into the call) and a loop's: the value, jvp and the Hessian
+    # too (which values vary is read again once t_1 = t; a wrong value and gradient before)
+    callers = ["t = 1.5\n    s = inc(t, x[0])\n    return t * x[0] + s"]
+    if LONG:
+        callers.append("t = 1.5\n    for k in range(2):\n        s = inc(t, x[0])\n"
+                       "    return t * x[1] + s")
+    for caller in callers:
+        g = load_module(tmp_path, text.split("def f")[0] + f"def f(x):\n    {caller}\n").f
+        value, grad = srcad.value_and_grad(g)(X.copy())
+        assert np.isclose(value, g(X.copy())), caller
+        assert np.allclose(grad, central(g, (X.copy(),), 0), atol=1e-6), caller
+        assert np.isclose(srcad.jvp(g, (X.copy(),), (np.ones(3),))[1], grad.sum()), caller
+        assert np.allclose(srcad.hessian(g)(X.copy()), 0.0), caller
 
 
 def test_has_aux(tmp_path):

@@ -68,7 +68,7 @@ def settle(body, stmt, atoms, analysis, refuse, label):
                if isinstance(a, ir.Var)}  # (("items", ys): what ys holds changes: ys too)
     bare = getattr(prim.fn, "__srcad_bare_written__", ())
     name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
-    fresh = set()
+    fresh, kept = set(), False
     for later in ir.walk(body):
         value = getattr(later, "value", None)
         if not (isinstance(later, ir.Assign) and isinstance(value, ir.Prim) and
@@ -80,15 +80,18 @@ def settle(body, stmt, atoms, analysis, refuse, label):
         if not 0 <= k < len(back):
             continue
         atom = given.get(back[k])
-        if not isinstance(atom, ir.Var):
-            continue
-        if atom.name not in written:  # not changed in place: the caller keeps its object
-            later.value = atom
+        if not isinstance(atom, ir.Var) or atom.name not in written:
+            if isinstance(atom, (ir.Var, ir.Const)):  # not changed in place (a constant:
+                later.value, kept = atom, True  # t = 1.5 folded in): the caller keeps it
         elif back[k] in bare and analysis.kind(atom) != ARRAY:
             refuse(stmt, f"{name}(...) writes {back[k]} op= ... into {label(atom.name)}, "
                    "which srcad cannot tell is an array: Python changes an array in place "
                    "and binds a new number", f"pass an array (np.asarray({label(atom.name)}))"
                    f", or write {back[k]}[...] op= ... in {name} if an array is meant")
+    if kept:  # which values vary, read again: a_1 = a does not vary with what the call does
+        analysis.varied, analysis.useful = set(analysis.wrt), set()
+        analysis._varied()
+        analysis._useful()
     return frozenset(fresh)
 
 
