@@ -215,7 +215,8 @@ def check(fn, analysis, callee=False):
                 user_callee(stmt.value.fn):
             prim = stmt.value
             atoms = callees.written(prim.fn, prim.args, prim.kwargs, analysis)
-            written_back.refuse_shared(stmt, atoms, aliases, refuse, label)
+            written_back.refuse_shared(stmt, atoms, aliases, refuse,
+                                       lambda n: described.get(n) or label(n))
             fresh = written_back.settle(fn.body, stmt, atoms, analysis, refuse, label)
             for atom in atoms:
                 items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes

@@ -127,6 +127,5 @@ def refuse_shared(stmt, atoms, aliases, refuse, label):
                 shown = label(other.name) if isinstance(other, ir.Var) else other
                 refuse(stmt, f"{name}(...) changes {label(atom.name)} in place, and another "
                        f"of its arguments ({shown}) may be the same object or share memory "
-                       "with it: srcad reads the two "
-                       "as separate values", f"pass a copy for one of them "
-                       f"({label(atom.name)}.copy()), or pass the object once")
+                       "with it: srcad reads the two as separate values", "pass a copy "
+                       "for one of them (write .copy() after it), or pass the object once")
