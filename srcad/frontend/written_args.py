@@ -222,8 +222,7 @@ def lower(src):
     fdef = src.node
     nodes = _own(fdef)
     local = passed_calls.bound_names(fdef)
-    declared = {x for n in walk_nodes(fdef) if isinstance(n, (gast.Global, gast.Nonlocal))
-                for x in n.names}
+    declared = None  # (the names declared global or nonlocal: read once a call is found)
     found = []
     for stmt in nodes:
         if isinstance(stmt, gast.Expr):
@@ -247,6 +246,9 @@ def lower(src):
                                               fn.__code__.co_kwonlyargcount])
         given = dict(zip(params, call.args))
         given.update({k.arg: k.value for k in call.keywords})
+        if declared is None:
+            declared = {x for n in walk_nodes(fdef) if isinstance(
+                n, (gast.Global, gast.Nonlocal)) for x in n.names}
         names = {p: given[p].id for p in changed if isinstance(given.get(p), gast.Name)
                  and given[p].id in local and given[p].id not in declared}
         if not names or len(set(names.values())) < len(names):
