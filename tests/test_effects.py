@@ -91,10 +91,13 @@ def test_called_for_effect(tmp_path, body, caller, as_list, quiet):
     module, text = _module(tmp_path, body, CALLERS[caller], as_list)
     f = module.f
     x = np.array([0.7, 1.3, -0.4])
-    if not quiet and as_list:
+    refused_inside = "helper(v, n - 1)" in body or "fill" in body  # (at the callee's line)
+    if not quiet and "SEEN" not in body and (as_list or not refused_inside):
         # (outside26) a callee changing the caller's own list in place: the call is lowered as
         # returning the list, which the caller rebinds: exact, or Python's own error where the
-        # function itself raises (``v.pop()`` then ``ys[1]``)
+        # function itself raises (``v.pop()`` then ``ys[1]``); (args33) an array too
+        # (frontend.written_args), but a recursive writer, v.fill(c) of a value carrying a
+        # gradient and a global holding v: refused
         try:
             f(x.copy())
         except Exception as error:  # noqa: BLE001 - the program's own error, whatever it is
@@ -113,15 +116,18 @@ def test_called_for_effect(tmp_path, body, caller, as_list, quiet):
         # the call's own write (the callee changes what it is given) or its effect: refused
         with pytest.raises((MissingRuleError, MutationError)) as info:
             srcad.grad(f)(x.copy())
-        assert info.value.lineno == _line_of_call(text), text
+        assert info.value.lineno == _line_of_call(text) or refused_inside, text
         return
     value, grad = srcad.value_and_grad(f)(x.copy())
     assert np.isclose(value, f(x.copy())), text
     assert np.allclose(grad, numerical_grad(lambda a: f(a.copy()), (x,)), atol=1e-6), text
-    try:  # the reference tape, where it has the rules (it has none for .copy())
-        assert np.allclose(grad, srcad.tape.grad(f)(x.copy()), atol=1e-9), text
+    try:  # the reference tape, where it has the rules (it has none for .copy(); its +=
+        # on an argument binds a new value: not NumPy's write in place)
+        assert "+=" in body or np.allclose(grad, srcad.tape.grad(f)(x.copy()), atol=1e-9), text
     except (NotImplementedError, AttributeError):
         pass
+    except TypeError as error:  # (nor for a write in place: "a Var is immutable")
+        assert "immutable" in str(error), text
     direction = np.array([0.3, -1.1, 0.7])
     _, tangent = srcad.jvp(f, (x.copy(),), (direction,))
     assert np.isclose(tangent, np.dot(grad, direction), atol=1e-6), text

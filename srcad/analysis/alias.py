@@ -35,7 +35,7 @@ from ..core.kinds import ANY, ARRAY, SEQ
 from ..core.walk import walk_nodes
 from ..errors import MutationError
 from ..rules import registry
-from . import operand_checks, row_views
+from . import operand_checks, row_views, written_back
 from .memory import Aliases
 from .memory_tables import MUTATORS, ir_mutable, log_append, names_of
 from .user_calls import user_callee
@@ -122,7 +122,7 @@ def check(fn, analysis, callee=False):
 
     described = described_names(fn, named)
 
-    def write(stmt, obj, target, what, mine=None, items=False, by=None):
+    def write(stmt, obj, target, what, mine=None, items=False, by=None, fresh=()):
         memory = aliases.mem(obj, aliases.own)
         if items:  # (a callee changing what obj holds, not obj itself)
             memory = aliases.mem(obj, aliases.held) - memory
@@ -151,8 +151,8 @@ def check(fn, analysis, callee=False):
                    "change srcad does not make", hint)
         only_itself = not items and _new_here(stmt, obj, aliases, places)
         for other in sorted(after.get(id(stmt), ())):
-            if other == target or not aliases.may_alias(other):
-                continue
+            if other == target or other in fresh or not aliases.may_alias(other):
+                continue  # (fresh: what a call writing into obj leaves, written_back)
             if only_itself and other != obj.name:
                 continue  # made just before, seen by nobody: other values hold older ones
             since = _made_since(stmt, ir.Var(other), aliases, places)
@@ -214,13 +214,19 @@ def check(fn, analysis, callee=False):
                 stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and \
                 user_callee(stmt.value.fn):
             prim = stmt.value
-            for atom in callees.written(prim.fn, prim.args, prim.kwargs, analysis):
+            atoms = callees.written(prim.fn, prim.args, prim.kwargs, analysis)
+            written_back.refuse_shared(stmt, atoms, aliases, refuse,
+                                       lambda n: described.get(n) or label(n))
+            fresh = written_back.settle(fn.body, stmt, atoms, analysis, refuse, label)
+            for atom in atoms:
                 items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
                 atom = atom[1] if items else atom
                 if isinstance(atom, ir.Var) and aliases.may_alias(atom.name):
                     name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
-                    write(stmt, atom, stmt.target, f"{name}(...) (which changes what it "
-                          "is given in place)", label(atom.name), items=items, by=(prim, atom))
+                    what = f"{name}(...) (which changes what it is given in place)"
+                    _iterated(stmt, atom, aliases, loops, refuse, what, label)
+                    write(stmt, atom, stmt.target, what, label(atom.name), items=items,
+                          by=(prim, atom), fresh=fresh)
             continue
         if obj is None:
             continue
@@ -242,13 +248,7 @@ def check(fn, analysis, callee=False):
             continue
         if not isinstance(obj, ir.Var) or not aliases.may_alias(obj.name):
             continue
-        memory = aliases.mem(obj, aliases.own)
-        for seqs, line in loops.get(id(stmt), ()):
-            if any(aliases.mem(s, aliases.own) & memory for s in seqs):
-                mine = label(target) if target else label(obj.name)
-                refuse(stmt, f"{what} changes {mine} while the for loop at "
-                       f"line {line} iterates over it", "iterate over a copy "
-                       "(for e in list(ys) / ys.copy()), or loop over indices with while")
+        _iterated(stmt, obj, aliases, loops, refuse, what, label, target)
         if isinstance(stmt, ir.Assign) and target is None:
             memory = aliases.mem(obj, aliases.own)  # ys.append(v): the object itself changes
             outside = [t for t in memory if t[0] in ("arg", "global")]
@@ -260,6 +260,17 @@ def check(fn, analysis, callee=False):
     written = {**getattr(fn, "augmented_items", {}), **getattr(fn, "row_writes", {})}
     mine = {written[t][0] for t in getattr(fn, "checked_items", ()) if t in written}
     _drop_unused_checks(fn.body, mine - aliases.checks_used)
+
+
+def _iterated(stmt, obj, aliases, loops, refuse, what, label, target=None):
+    """Refuse a write into the object a ``for`` loop around it iterates over."""
+    memory = aliases.mem(obj, aliases.own)
+    for seqs, line in loops.get(id(stmt), ()):
+        if any(aliases.mem(s, aliases.own) & memory for s in seqs):
+            mine = label(target) if target else label(obj.name)
+            refuse(stmt, f"{what} changes {mine} while the for loop at "
+                   f"line {line} iterates over it", "iterate over a copy "
+                   "(for e in list(ys) / ys.copy()), or loop over indices with while")
 
 
 def _drop_unused_checks(body, unused_items):

@@ -91,7 +91,7 @@ def inexact_values(analysis):
     augmented = dict(getattr(fn, "augmented", {}))
     names = {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
     names |= {p.target for s in ir.walk(fn.body) for p in getattr(s, "phis", ())}
-    known = set(names) | set(analysis.wrt)
+    known = set(names) | set(analysis.wrt) | set(getattr(analysis, "inexact_params", ()))
     builds = {s.target: s.value.args for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
               and isinstance(s.value, ir.Prim) and s.value.fn in (ir.BUILD_LIST,
                                                                   ir.BUILD_TUPLE)}

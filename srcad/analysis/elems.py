@@ -12,7 +12,8 @@ to a callee that may write into it is no longer certain.
 
 The element kinds of a call's certain list arguments go into the callee's kinds under
 :data:`ELEMS` (and so into every cache key made of them): a call with other element kinds
-gets other code. Imports ``srcad.core`` and ``srcad.runtime``.
+gets other code. Imports ``srcad.core``, ``srcad.runtime`` and its neighbours
+``srcad.analysis.dtypes`` and ``srcad.analysis.user_calls``.
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ import operator
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, CONTEXT_ELEMS, SCALAR, SEQ, DictItems
 from ..runtime import family_of
+from .dtypes import inexact_values
 from .user_calls import DICTS, bind_call, is_dict
 
 #: the key of a kinds dict naming the element kind of list parameters, when certain: a
 #: tuple of ``(parameter, kind)`` pairs (absent when none is known)
 ELEMS = "*elems"
+#: the key of a kinds dict naming the parameters of a copy writing back what it is given
+#: (:mod:`srcad.frontend.written_args`) that the caller gives arrays certainly of floats
+#: (:mod:`.dtypes`): the copy's writes of differentiated values into them are exact
+INEXACT = "*inexact"
 
 
 def given(an, kinds):
@@ -37,6 +43,7 @@ def given(an, kinds):
     for param, kind in kinds.pop(ELEMS, ()):
         an.elems[param] = kind
         an.listed.add(param)
+    an.inexact_params = frozenset(kinds.pop(INEXACT, ()))
     for param in kinds.pop(DICTS, ()):
         if not isinstance(an.items.get(param), DictItems):
             an.items[param] = DictItems()  # a dict, its keys not known here
@@ -62,18 +69,29 @@ def context_kinds(an, ctx, kept):
     return {ctx: SEQ, **({CONTEXT_ELEMS: ((ctx, found),)} if found else {})}
 
 
-def with_elems(an, kinds, arguments):
-    """``kinds`` of a call's arguments with :data:`ELEMS` for its certain list arguments."""
+def with_elems(an, kinds, arguments, fn=None):
+    """``kinds`` of a call's arguments with :data:`ELEMS` for its certain list arguments
+    (and :data:`INEXACT`, for a call of ``fn``)."""
     found = tuple(sorted((p, k) for p, a in arguments.items() if isinstance(a, ir.Var)
                          and an.kinds.get(a.name) == SEQ and (k := certain(an, a.name))))
     if found:
         kinds = dict(kinds)
         kinds[ELEMS] = found
-    return with_dicts(an, kinds, arguments)
+    return with_dicts(an, kinds, arguments, fn)
 
 
-def with_dicts(an, kinds, arguments):
-    """``kinds`` of a call's arguments with :data:`DICTS` for its certain dict arguments."""
+def with_dicts(an, kinds, arguments, fn=None):
+    """``kinds`` of a call's arguments with :data:`DICTS` for its certain dict arguments
+    (and :data:`INEXACT`, for a call of ``fn`` writing back what it is given)."""
+    back = getattr(fn, "__srcad_written_back__", ())
+    if back:
+        known = an.__dict__.get("_inexact_known")
+        if known is None:
+            known = an._inexact_known = inexact_values(an)
+        floats = tuple(sorted(p for p in back if isinstance(arguments.get(p), ir.Var) and
+                              arguments[p].name in known))
+        if floats:
+            kinds = {**kinds, INEXACT: floats}
     dicts = tuple(sorted(p for p, a in arguments.items() if isinstance(a, ir.Var) and (
         an.kinds.get(a.name) == SEQ and is_dict(an, a.name))))
     if dicts:

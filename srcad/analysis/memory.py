@@ -10,7 +10,8 @@ list display).
 
 Imports only ``srcad.core``, ``srcad.rules`` (the names of array methods), ``srcad.runtime``,
 :mod:`srcad.analysis.memory_tables`,
-:mod:`srcad.analysis.memory_places` and :mod:`srcad.analysis.user_calls`.
+:mod:`srcad.analysis.memory_places`, :mod:`srcad.analysis.user_calls` and
+:mod:`srcad.analysis.written_back`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from .memory_tables import (
     safe_in,
 )
 from .user_calls import bind_call, default_atom, is_user_call, user_callee
+from .written_back import given_back
 
 
 def _calls_itself(fn):
@@ -148,18 +150,11 @@ class Aliases(_Places, _Calls):
         self.after = {}  # id(write statement) -> names live after it
         self.globals_seen = {}  # token -> spelling of the global
         self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
-        self.lists = set()  # names certainly holding a list or dict: what .append/.pop change
+        self.lists = _appended(fn)  # names certainly holding a list or dict: .append/.pop's
         #: names whose items may be any object they hold, their own memory included: the
         #: result of a call srcad does not follow (``p, q = halves(b)``: two views of b),
         #: a list of views (``np.split(b, 2)``), an item or attribute of such a value
         self.opaque = set()
-        for stmt in ir.walk(fn.body):
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
-                stmt.value.fn, ir.Method
-            ) and stmt.value.fn.name in ("append", "pop") and isinstance(
-                stmt.value.args[0], ir.Var
-            ):
-                self.lists.add(stmt.value.args[0].name)
         links = [(s.obj.name, s.target) for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)]
         links += [(v.name, p.target) for s in ir.walk(fn.body) for p in getattr(s, "phis", ())
                   for v in p.sources if isinstance(v, ir.Var)]
@@ -298,7 +293,10 @@ class Aliases(_Places, _Calls):
         every = _union(self.mem(a, self.held) for a in list(args) + list(value.kwargs.values()))
         if fn is operator.getitem:
             base, index = args
-            if self.an.kind(base) == ARRAY:
+            given = given_back(self.defs, base, index)  # a_1 = update_1[1]: a (written_back)
+            if given is not None:
+                self._set(target, self.mem(given, self.own), self.mem(given, self.held))
+            elif self.an.kind(base) == ARRAY:
                 if self._advanced(index) or _element(self.an, base, index, target):
                     self._set(target, fresh, fresh)
                 else:
@@ -382,7 +380,9 @@ class Aliases(_Places, _Calls):
             self._set(target, fresh, fresh | contents)
             return
         copied = value.kwargs.get("copy")  # np.array(y, copy=True) always copies
-        if safe_in(fn, VIEW_FUNCS) or fn is np.array and copied is not None and not (
+        # np.diag of a vector: a new matrix (of a matrix, or of a rank not known: a view)
+        made = fn is np.diag and bool(args) and self.an.rank(args[0]) == 1
+        if safe_in(fn, VIEW_FUNCS) and not made or fn is np.array and copied is not None and not (
                 isinstance(copied, ir.Const) and copied.value is True) or _einsum_view(value):
             self._set(target, every | fresh, every | fresh)  # np.asarray(ys): new
             self.opaque.add(target)  # np.split(b, 2): a list of views of b
@@ -426,6 +426,14 @@ class Aliases(_Places, _Calls):
             self.opaque.add(target)  # ... or a tuple of views of it
 
     # ---------------------------------------------------------------- liveness
+
+
+def _appended(fn):
+    """The names ``.append`` or ``.pop`` is called on (lists or dicts, certainly)."""
+    return {stmt.value.args[0].name for stmt in ir.walk(fn.body) if isinstance(
+        stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
+        stmt.value.fn, ir.Method) and stmt.value.fn.name in ("append", "pop") and isinstance(
+        stmt.value.args[0], ir.Var)}
 
 
 class _Definitions(dict):

@@ -164,7 +164,8 @@ def lower(src):
         params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
         given = dict(zip(params, call.args))
         given.update({k.arg: k.value for k in call.keywords})
-        lists = {p: given[p].id for p in changed if isinstance(given.get(p), gast.Name)}
+        lists = {p: given[p].id for p in changed if isinstance(given.get(p), gast.Name)
+                 and given[p].id in local}  # (a global list: refused, alias.check)
         made = [p for p in changed if p in given and _builds_list(src, given[p], local)]
         if lists or made:  # (a list built in the call, grow([x], x): no one else sees it)
             found.append((stmt, call, fn, lists, made))
@@ -199,7 +200,8 @@ def _replace(fdef, old, new):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if isinstance(body, list) and any(s is old for s in body):
-                body[[i for i, s in enumerate(body) if s is old][0]] = new
+                k = [i for i, s in enumerate(body) if s is old][0]
+                body[k:k + 1] = new if isinstance(new, list) else [new]
                 return
 
 

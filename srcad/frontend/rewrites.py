@@ -9,6 +9,8 @@ of an object built here: ``grad(lambda p: obj(p))``), :mod:`.lower_defaults` (``
 []).append(v)``, a ``defaultdict(list)``: a new list each time), :mod:`.lower_namespaces` (``xp
 = array_namespace(x); xp.sum(...)``: NumPy's functions), :mod:`.changed_lists` (``sgd(ps, gs,
 lr)`` changing the list ``ps`` built here: ``_, ps = sgd_fields(ps, gs, lr)``),
+:mod:`.written_args` (``update(a, x)`` writing into the array ``a``: ``_, a = update_fields(a,
+x)``),
 :mod:`.object_operators` (``u = V(w); u + v``: the method calls Python makes, ``V.__add__(u,
 v)``), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the fields as locals), :mod:`.lower_next`
 (``it = iter(xs); next(it)``: the items by position; before it,
@@ -43,6 +45,7 @@ from . import (
     nested_writes,
     object_operators,
     views,
+    written_args,
 )
 
 
@@ -50,6 +53,6 @@ def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
     for module in (inline_lists, mutual_defs, enumerated_writes, list_repeats, list_slices,
                    callable_grads, lower_defaults, lower_groups, lower_namespaces, changed_lists,
-                   object_operators, lower_records, lower_next, lower_local_makes, lower_made_lists,
-                   nested_writes, views):
+                   object_operators, lower_records, written_args, lower_next, lower_local_makes,
+                   lower_made_lists, nested_writes, views):
         module.lower(src)

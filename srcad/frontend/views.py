@@ -103,6 +103,7 @@ class _Views(Text):
         names = {n.id for n in walk_nodes(self.fdef) if isinstance(n, gast.Name)}
         self.fresh = fresh_names(set(names) | set(src.closure) | set(src.globals))
         self.helpers = {}
+        self.written_back = getattr(src.func, "__srcad_written_back__", ())
     # ------------------------------------------------------------ names bound for the code
 
     def helper(self, obj, base):
@@ -239,9 +240,9 @@ class _Views(Text):
             return None
         outer = active.get(b)
         root = outer.root if outer is not None else b
-        if outer is None and (b in self.declared or b in self.nested or not self.stores.get(b)
-                              or b in self.lists):  # a parameter never rebound: an argument
-            return None
+        if outer is None and (b in self.declared or b in self.nested or b in self.lists or not (
+                self.stores.get(b) or b in self.written_back)):
+            return None  # a parameter never rebound: the argument (a copy's: written_args)
         region = body[k + 1:]
         inside = {id(n) for s in region for n in walk_scope(s) if isinstance(n, gast.Name)}
         if any(id(n) not in inside for n in self.names.get(v, ()) if n is not stmt.targets[0]):

@@ -369,8 +369,8 @@ class Forward(Sweep):
                 hint="pass the arguments its def names")
         arguments, arity = bound.arguments, bound.arity
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        cell = _tangent(self, stmt, wrt, with_dicts(self.an, bound.kinds, arguments), arity,
-                        derivative_calls.callee_ranks(self.an, arguments, arity))
+        cell = _tangent(self, stmt, wrt, with_dicts(self.an, bound.kinds, arguments, prim.fn),
+                        arity, derivative_calls.callee_ranks(self.an, arguments, arity))
         jvp = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [name(self.t(arguments[p].name)) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents; a

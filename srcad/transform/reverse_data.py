@@ -204,7 +204,7 @@ class Data:
                                    f"{prim.spelling or prim.fn.__name__} ({misfit(prim)})",
                                    "pass the arguments its def names")
         arguments, passed, arity = bound.arguments, bound.passed, bound.arity
-        kinds = with_elems(self.an, bound.kinds, arguments)  # certain list element kinds
+        kinds = with_elems(self.an, bound.kinds, arguments, prim.fn)  # certain list items
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
@@ -249,7 +249,7 @@ class Data:
         bound = bind_call(prim, self.an.kind, self.an.is_complex)
         if bound is None or bound.arity is not None:
             return None
-        arguments, kinds = bound.arguments, with_elems(self.an, bound.kinds, bound.arguments)
+        kinds = with_elems(self.an, bound.kinds, (arguments := bound.arguments), prim.fn)
         entry = self.an.callees.split(prim.fn, [], kinds, None, self.an.arg_ranks(arguments))
         made[id(stmt)] = self.bind_cell(f"{prim.fn.__name__}_fwd", entry.fwd)
         return made[id(stmt)]
