@@ -31,7 +31,7 @@ import threading
 import gast
 import numpy as np
 
-from .analysis import alias, complexity, derivative_calls, elems, soundness, truths
+from .analysis import alias, complexity, derivative_calls, elems, raise_facts, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import (
     duck,
@@ -91,7 +91,7 @@ def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=(), analysis=None):
     nodes.unshare(fdef)
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
     sums = {spelled[h] for h in ("unbroadcast", "unbroadcast_to", "total")} if spelled else ()
-    arrays = {n for n, k in analysis.kinds.items() if k == ARRAY} if analysis else ()
+    arrays = raise_facts.of(analysis, spelled) if analysis else None  # (.tidy_dead)
     return tidy(fdef, temps, grads, floats, sums, ints, arrays) if OPTIMIZE else fdef
 
 
@@ -246,7 +246,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     analysis = derivative_calls.analysed(fn, functools.partial(Analysis, fn, kinds, wrt, items,
         ranks, callees=_callees(backend, ducks, space, plain), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
-    optimise.dead_code(fn, analysis=analysis)  # the writes alias.check needed to see
+    optimise.dead_code(fn, analysis=raise_facts.made(fn, analysis, alike))  # alias.check's writes
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -376,7 +376,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
         Analysis, fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
         callees=sweep.callees or _callees(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
-    optimise.dead_code(fn, analysis=analysis)  # the writes alias.check needed to see
+    optimise.dead_code(fn, analysis=raise_facts.made(fn, analysis))  # alias.check's writes go
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
