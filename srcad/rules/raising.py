@@ -193,7 +193,7 @@ def result(fn, operands):
     return Alike(roots.pop()) if len(roots) == 1 and None not in roots else ARRAY
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _float_loop(ufunc):
     """Whether ``ufunc`` takes float64 operands (``np.bitwise_and``, ``np.isnat`` do not)."""
     return any(t.startswith("d" * ufunc.nin + "->") for t in ufunc.types)
