@@ -21,12 +21,12 @@ import itertools
 
 import numpy as np
 import pytest
+import srcad.tape
 from program_files import module
 from sampling import LONG
 from twin_checks import central
 
 import srcad
-import srcad.tape
 
 X = np.array([0.3, -0.7, 1.1])
 #: form -> (a dead value reading y, x and the argument b; a b raising, a b not raising)

@@ -115,6 +115,10 @@ class Timeout(Exception):
     pass
 
 
+class NearbyRaise(Exception):
+    """The plain function raised at a point the differences took (not srcad's failure)."""
+
+
 Prepared = collections.namedtuple("Prepared", "args data wrt info scalar shape params")
 
 
@@ -250,6 +254,8 @@ def failure(e, path):
     first = text.splitlines()[0][:300] if text else ""
     if isinstance(e, srcad.SrcadError):
         kind = "REFUSED" if (os.path.basename(path) in text and "line" in text) else "VAGUE"
+    elif isinstance(e, NearbyRaise):  # (not judged, as unsteady differences are not)
+        kind = "KINK"
     else:
         kind = "CRASH"
     return kind, f"{type(e).__name__}: {first}"
@@ -286,7 +292,10 @@ def check_mutant(fn, node, prepared, folder, k, second=False):
         full = copy.deepcopy(list(args))
         for k, w in zip(wrt, ws):
             full[k] = copy.deepcopy(w)
-        return float(target(*full))
+        try:
+            return float(target(*full))
+        except Exception as e:  # noqa: BLE001 - (session 33: not srcad's, the differences')
+            raise NearbyRaise(f"the plain function raises near its arguments: {e!r}") from e
 
     rows = []
     other, engine = second_engine(fn, node, how, folder, data, args, wrt)

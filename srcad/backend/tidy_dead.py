@@ -28,8 +28,8 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.USub: operator.neg,
               ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Eq: operator.eq,
               ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-              ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.eq,
-              ast.IsNot: operator.ne}
+              ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_,
+              ast.IsNot: operator.is_not}
 
 
 def _fact(node, arrays):

@@ -18,6 +18,7 @@ array or srcad's, and the arrays among them are one, or all of one class. It can
 
 * ``+``, ``-``, ``*``, unary ``-``/``+``, ``abs``, comparisons, of operands that broadcast
   (Python numbers never raise there: a float overflows to ``inf``); ``not`` of a number;
+  ``is``, ``is not``; ``==``, ``!=`` with a constant string, number, bool or None;
 * ``/``, ``//``, ``%`` of operands that broadcast, by a nonzero constant, or with an array
   (NumPy warns, ``inf``);
 * ``**`` of a NumPy array to a constant float or non-negative power, and of a number to a
@@ -96,6 +97,8 @@ def _broadcast(operands):
 _NEVER = frozenset({operator.add, operator.sub, operator.mul, operator.neg, operator.pos,
                     abs, operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
                     operator.ge})
+#: the constants of no shape (``==`` of them never raises)
+_ATOMS = (str, bytes, type(None), bool, int, float, complex)
 #: Python's divisions: ZeroDivisionError for a Python zero divisor
 _DIVISIONS = frozenset({operator.truediv, operator.floordiv, operator.mod, divmod})
 #: srcad's runtime helpers that are pure and raise for no value they are given
@@ -132,8 +135,11 @@ def may_raise(fn, operands=()):
             return True
         return False
     try:
-        if fn is functools.partial:
+        if fn is functools.partial or fn is operator.is_ or fn is operator.is_not:
             return False
+        if fn in (operator.eq, operator.ne) and any(isinstance(o, Known) and type(
+                o.value) in _ATOMS for o in operands):
+            return False  # (a constant of no shape: ``k == "a"``, ``x == 0.0``)
         if fn in _NEVER:
             return not _broadcast(operands)
         if fn is operator.not_:
@@ -178,8 +184,8 @@ def result(fn, operands):
     try:
         elementwise = fn in _NEVER or fn in _DIVISIONS or fn is operator.pow or (
             isinstance(fn, np.ufunc) and fn.signature is None) or fn in SAME_SHAPE
-        if fn in _REDUCERS or fn is operator.not_ or isinstance(fn, tuple) and fn[1] in (
-                "sum", "mean", "prod"):
+        if fn in _REDUCERS or fn in (operator.not_, operator.is_, operator.is_not) or isinstance(
+                fn, tuple) and fn[1] in ("sum", "mean", "prod"):
             return NUMBER
     except TypeError:
         return UNKNOWN
