@@ -473,8 +473,8 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     buffers = [gen.buffers[w] for w in into]
     bwd_def = function_def(bwd_name, arguments([], [ctx, gen.seed] + buffers, []), body)
     temps = namer.temps | gen.temp_grads
-    fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled)
-    bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
+    fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled, analysis=analysis)  # (may raise)
+    bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled, analysis=analysis)
     if into and (gen.seed in buffers or not into_.adds_only(bwd_def, buffers, gen.into_parts)):
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
     python = backend == "python" and not ducks and space is None and not plain

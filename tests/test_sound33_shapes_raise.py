@@ -8,7 +8,8 @@ discarded output whose only failure is a broadcast the gradient repeats
 (``np.sum(b * np.sin(x))``: the gradient's ``shape_of(b, sin)``) is not computed
 (:mod:`srcad.backend.tidy_broadcasts`) and the gradient raises at that repetition.
 
-Each form, at the top level, in a branch and in a loop, under every transform (grad,
+Each form, at the top level, in a branch, in a loop and in a callee (its forward part: the
+generated code's dead-code pass is told the callee's facts too), under every transform (grad,
 value_and_grad, vjp, jvp, jacfwd, jacrev, hessian, has_aux, Numba): the exception type of
 ``f`` itself where it raises; where it does not, the derivative against central differences
 and srcad's tape. Cheap by default (a few cases, no Numba), every case under
@@ -51,6 +52,7 @@ PLACES = {
     "top": "    m = {e}\n",
     "branch": "    if x[0] > -10.0:\n        m = {e}\n",
     "loop": "    for i in range(2):\n        m = {e}\n",
+    "callee": "    m = {e}\n",  # (in a function f calls: its forward part, CALLEE)
 }
 TEXT = """import numpy as np
 
@@ -63,6 +65,21 @@ def f(x, b):
 def f_aux(x, b):
     y = x * x + 1.0
 {dead}    return np.sum(y * 3.0 + x), 7
+"""
+CALLEE = """import numpy as np
+
+
+def g(x, b):
+    y = x * x + 1.0
+{dead}    return y * 3.0 + x
+
+
+def f(x, b):
+    return np.sum(g(x, b))
+
+
+def f_aux(x, b):
+    return np.sum(g(x, b)), 7
 """
 TRANSFORMS = {
     "grad": lambda g, b: srcad.grad(g)(X, b),
@@ -79,7 +96,8 @@ OTHERS = {
     "numba": lambda mod, b: srcad.grad(mod.f, backend="numba")(X, b),
 }
 CASES = list(itertools.product(FORMS, PLACES))
-CASES = CASES if LONG else [("add", "top"), ("string", "loop"), ("reduced", "branch")]
+CASES = CASES if LONG else [("add", "top"), ("string", "loop"), ("reduced", "branch"),
+                            ("not_array", "callee")]
 
 
 def _want(name):
@@ -89,7 +107,7 @@ def _want(name):
 @pytest.mark.parametrize("form,place", CASES)
 def test_a_dead_value_raising_by_shape_or_type_raises_in_every_transform(tmp_path, form, place):
     expression, bad, good = FORMS[form]
-    mod = module(tmp_path, f"shapes_{form}_{place}", TEXT.format(
+    mod = module(tmp_path, f"shapes_{form}_{place}", (CALLEE if place == "callee" else TEXT).format(
         dead=PLACES[place].format(e=expression)))
     with pytest.raises(Exception) as raised:
         mod.f(X, bad)
