@@ -120,7 +120,7 @@ tree_dicts = _templated("tree_dicts", is_num, [
     "def _e(_d):\n    return {np}.sum(_d['a'] ** 2) * _d['b']\n_gf = _srcad.grad(_e)\n"
     "_g1 = _gf({{'a': {v}, 'b': 2.0}})\n_g2 = _gf({{'a': {v}, 'b': 2}})\n"
     "_g3 = _gf({{'b': 1.0, 'a': {np}.asarray({v}, dtype={np}.float32) * 1.0}})\n"
-    "{v} = {v} + _g1['a'] * 0.1 + _g2['a'] * 0.1 + {np}.sum(_g3['a']) * 0.0",
+    "{v} = {v} + _g1['a'] * 0.1 + _g2['a'] * 0.1 + {np}.float64({np}.sum(_g3['a'])) * 0.0",
     "def _e(_d):\n    return {np}.sum(_d['x'] * _d['y']['z'])\n_gf = _srcad.grad(_e)\n"
     "_g1 = _gf({{'x': {v}, 'y': {{'z': 2.0}}}})\n_g2 = _gf({{'y': {{'z': 0.5}}, 'x': {v}}})\n"
     "{v} = {v} + _g1['x'] + _g2['x']",
