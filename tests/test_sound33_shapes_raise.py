@@ -14,10 +14,13 @@ value_and_grad, vjp, jvp, jacfwd, jacrev, hessian, has_aux, Numba): the exceptio
 ``f`` itself where it raises; where it does not, the derivative against central differences
 and srcad's tape. Cheap by default (a few cases, no Numba), every case under
 SRCAD_LONG_PROPERTIES=1.
-Imports itertools, NumPy, pytest, srcad and the tests' helpers."""
+The generated code's covering rule alone, on trees: a later top-level statement must always
+broadcast the same arrays, none of its names bound again between. Imports ast, itertools,
+NumPy, pytest, srcad (its tidy_dead and raising too) and the tests' helpers."""
 
 from __future__ import annotations
 
+import ast
 import itertools
 
 import numpy as np
@@ -28,6 +31,8 @@ from sampling import LONG
 from twin_checks import central
 
 import srcad
+from srcad.backend import tidy_dead
+from srcad.rules import raising
 
 X = np.array([0.3, -0.7, 1.1])
 #: form -> (a dead value reading y, x and the argument b; a b raising, a b not raising)
@@ -160,3 +165,42 @@ def test_a_discarded_broadcast_raises_where_the_gradient_repeats_it(tmp_path):
     assert np.allclose(srcad.tape.grad(mod.f)(X, np.full(3, 2.0)), want)
     text = srcad.source(srcad.grad(mod.f), X, np.full(3, 2.0))
     assert "b * " not in text.split("# backward")[0], text  # (not computed: the output's)
+
+
+class _Facts:
+    """Facts of names for the generated code's dead-code pass: each array of its class."""
+
+    shape_of = "shape_of"
+
+    def __init__(self, roots):
+        self.roots = roots
+
+    def get(self, name, default=raising.OWN):
+        return raising.Alike(self.roots[name]) if name in self.roots else default
+
+
+COVERING = """
+def g(Y, L, M, c):
+    s = (Y * L).sum()
+    {between}
+    t = {later}
+    return t
+"""
+
+
+@pytest.mark.parametrize("between,later,gone", [
+    ("pass", "shape_of(Y, L)", True),
+    ("u = np.exp(M)", "np.broadcast_to(1.0, shape_of(L, Y))", True),
+    ("pass", "Y * L + M", True),
+    ("Y = Y + 1.0", "shape_of(Y, L)", False),  # (another Y broadcast)
+    ("pass", "shape_of(Y, L) if c else None", False),  # (not always evaluated)
+    ("pass", "shape_of(Y, M)", False),  # (other arrays)
+    ("return c", "shape_of(Y, L)", False),  # (never reached)
+])
+def test_a_broadcast_covered_only_by_one_always_repeated(between, later, gone):
+    """``backend.tidy_broadcasts``: the discarded ``s = (Y * L).sum()`` (Y, L, M of three
+    shape classes) goes only where a later top-level statement always broadcasts Y with L,
+    no name it reads bound again between."""
+    fdef = ast.parse(COVERING.format(between=between, later=later)).body[0]
+    tidy_dead._dead_code(fdef, _Facts({"Y": 0, "L": 1, "M": 2}))
+    assert ("s = " not in ast.unparse(fdef)) == gone, ast.unparse(fdef)

@@ -19,7 +19,7 @@ import ast
 import numpy as np
 
 from ..rules import raising
-from .tidy_walk import _walk
+from .tidy_walk import _stores, _walk
 
 _JOINT = raising.Alike("every array")
 #: the NumPy reductions and methods whose result is a number: what broadcasts inside them
@@ -49,7 +49,8 @@ def covered_broadcasts(body, loads, arrays, safe):
     :func:`srcad.backend.tidy_dead._safe`, says it cannot fail but there, every array taken
     alike), each set of arrays broadcast together (by their shape classes, ``arrays``:
     :class:`srcad.analysis.raise_facts.Facts`) broadcast by a later top-level statement
-    (``shape_of(a, b)``, ``a * b``) evaluated unconditionally, with no ``return`` between."""
+    (``shape_of(a, b)``, ``a * b``) evaluated unconditionally, with no ``return`` between
+    and none of the names it reads bound again before."""
     if not arrays:
         return set()
     joint, covered = _Joint(arrays), set()
@@ -65,11 +66,13 @@ def covered_broadcasts(body, loads, arrays, safe):
             continue
         if later is None:
             later = [_broadcast_by(s, arrays) for s in body]
-        done = []
+        done, read = [], {n.id for n in _walk(stmt.value) if n.__class__ is ast.Name}
         for s, found in zip(body[i + 1:], later[i + 1:]):
             if s.__class__ is ast.Return:
                 break
             done.extend(found)
+            if read.intersection(_stores(s)):
+                break  # (a name it read bound again: what follows broadcasts another value)
         if all(any(g <= d for d in done) for g in groups):
             covered.add(id(stmt))
     return covered
