@@ -31,7 +31,7 @@ import threading
 import gast
 import numpy as np
 
-from .analysis import alias, complexity, derivative_calls, elems, soundness, truths
+from .analysis import alias, complexity, derivative_calls, elems, raise_facts, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import (
     duck,
@@ -91,7 +91,7 @@ def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=(), analysis=None):
     nodes.unshare(fdef)
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
     sums = {spelled[h] for h in ("unbroadcast", "unbroadcast_to", "total")} if spelled else ()
-    arrays = {n for n, k in analysis.kinds.items() if k == ARRAY} if analysis else ()
+    arrays = raise_facts.of(analysis, spelled) if analysis else None  # (.tidy_dead)
     return tidy(fdef, temps, grads, floats, sums, ints, arrays) if OPTIMIZE else fdef
 
 
@@ -246,7 +246,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     analysis = derivative_calls.analysed(fn, functools.partial(Analysis, fn, kinds, wrt, items,
         ranks, callees=_callees(backend, ducks, space, plain), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
-    optimise.dead_code(fn, analysis=analysis)  # the writes alias.check needed to see
+    optimise.dead_code(fn, analysis=raise_facts.made(fn, analysis, alike))  # alias.check's writes
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -376,7 +376,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
         Analysis, fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
         callees=sweep.callees or _callees(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
-    optimise.dead_code(fn, analysis=analysis)  # the writes alias.check needed to see
+    optimise.dead_code(fn, analysis=raise_facts.made(fn, analysis))  # alias.check's writes go
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -473,8 +473,8 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     buffers = [gen.buffers[w] for w in into]
     bwd_def = function_def(bwd_name, arguments([], [ctx, gen.seed] + buffers, []), body)
     temps = namer.temps | gen.temp_grads
-    fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled)
-    bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
+    fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled, analysis=analysis)  # (may raise)
+    bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled, analysis=analysis)
     if into and (gen.seed in buffers or not into_.adds_only(bwd_def, buffers, gen.into_parts)):
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
     python = backend == "python" and not ducks and space is None and not plain

@@ -53,11 +53,16 @@ argument) against autograd; session 31's mutations are in ``tools/mutations31.py
 Since session 32 (``tools/mutant_checks32.py``), with the Jacobians, ``jac-again``: the same
 ``jacfwd``/``jacrev``/``jacobian`` objects called again with other shapes, ranks, a number
 where an array was and an ``int``; session 32's mutations are in ``tools/mutations32.py``.
+Since session 33 (``tools/mutant_checks33.py``): ``raises`` (a mutant whose plain run raises:
+its ``value_and_grad`` and ``jvp`` must raise too, one returning is WRONG; the mutant stays
+INVALID otherwise) and ``trees`` (the gradient again through a dict, its keys reordered, an
+extra key, named tuples and dataclasses of the same fields); session 33's mutations are in
+``tools/mutations33.py``.
 
 Imports: argparse, ast, collections, hashlib, importlib, json, os, pickle, random, signal,
 subprocess, sys, tempfile, time, numpy, tools/differential, tools/mutant_checks,
-tools/mutant_checks32, tools/mutant_sources, tools/mutations, tools/mutations31,
-tools/mutations32, and srcad, autograd in the worker.
+tools/mutant_checks32, tools/mutant_checks33, tools/mutant_sources, tools/mutations,
+tools/mutations31, tools/mutations32, tools/mutations33, and srcad, autograd in the worker.
 """
 
 from __future__ import annotations
@@ -87,10 +92,12 @@ sys.path.insert(0, HERE)
 import differential  # noqa: E402
 import mutant_checks  # noqa: E402
 import mutant_checks32  # noqa: E402
+import mutant_checks33  # noqa: E402
 import mutant_sources  # noqa: E402
 import mutations  # noqa: E402
 import mutations31  # noqa: E402,F401 - adds session 31's mutations to mutations.MUTATIONS
 import mutations32  # noqa: E402,F401 - adds session 32's mutations to mutations.MUTATIONS
+import mutations33  # noqa: E402,F401 - adds session 33's mutations to mutations.MUTATIONS
 
 ORDER = ["WRONG", "CRASH", "VAGUE", "KINK", "REFUSED", "CONVENTION", "PASS", "INVALID"]
 MUTANT_SECONDS = 60  # (session 31: the aux, Jacobian and Hessian checks take their time)
@@ -106,6 +113,10 @@ def _srcad_F({params}):
 
 class Timeout(Exception):
     pass
+
+
+class NearbyRaise(Exception):
+    """The plain function raised at a point the differences took (not srcad's failure)."""
 
 
 Prepared = collections.namedtuple("Prepared", "args data wrt info scalar shape params")
@@ -243,6 +254,8 @@ def failure(e, path):
     first = text.splitlines()[0][:300] if text else ""
     if isinstance(e, srcad.SrcadError):
         kind = "REFUSED" if (os.path.basename(path) in text and "line" in text) else "VAGUE"
+    elif isinstance(e, NearbyRaise):  # (not judged, as unsteady differences are not)
+        kind = "KINK"
     else:
         kind = "CRASH"
     return kind, f"{type(e).__name__}: {first}"
@@ -267,8 +280,11 @@ def check_mutant(fn, node, prepared, folder, k, second=False):
         if not mutant_sources.finite_float(plain) or not np.ndim(plain) == 0:
             return [("plain", "INVALID", f"not a finite number: {plain!r}"[:200])]
         plain = float(plain)
-    except Exception as e:  # noqa: BLE001
-        return [("plain", "INVALID", f"{type(e).__name__}: {e}"[:200])]
+    except Timeout:
+        raise
+    except Exception as e:  # noqa: BLE001 - (session 33: its derivatives must raise too)
+        return [("plain", "INVALID", f"{type(e).__name__}: {e}"[:200])] + (
+            mutant_checks33.raise_rows(target, args, wrt, e, mod.__file__, failure))
     path = mod.__file__
     xs = [copy.deepcopy(args[k]) for k in wrt]
 
@@ -276,7 +292,10 @@ def check_mutant(fn, node, prepared, folder, k, second=False):
         full = copy.deepcopy(list(args))
         for k, w in zip(wrt, ws):
             full[k] = copy.deepcopy(w)
-        return float(target(*full))
+        try:
+            return float(target(*full))
+        except Exception as e:  # noqa: BLE001 - (session 33: not srcad's, the differences')
+            raise NearbyRaise(f"the plain function raises near its arguments: {e!r}") from e
 
     rows = []
     other, engine = second_engine(fn, node, how, folder, data, args, wrt)
@@ -298,6 +317,9 @@ def check_mutant(fn, node, prepared, folder, k, second=False):
         rows.extend(mutant_checks.aux_rows(fn, node, prepared, folder, k, load, module_text, fw,
                                            xs, other, np.random.RandomState(_seed(fn.key, "a")),
                                            failure))
+    if direct and all(r[1] == "PASS" for r in rows):
+        rows.extend(mutant_checks33.tree_rows(fn, node, prepared, folder, load, module_text, g,
+                                              failure))
     if second and all(r[1] == "PASS" for r in rows):
         aux_text = module_text(fn, node, direct, "autograd", copies)
         rows.extend(mutant_checks.jacobian_rows(

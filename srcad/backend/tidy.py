@@ -73,8 +73,9 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
     into a gradient's), ``floats`` the parameters whose argument is exactly a ``float`` (see
     :mod:`.floats`), ``sums`` the spellings of ``unbroadcast``, ``unbroadcast_to`` and ``total``
     here (a user's name may take one), ``ints`` the parameters given an ``int`` or ``bool``
-    (numbers, never changed in place: returned as they are, no copy), ``arrays`` the names
-    of values the analysis knows to be NumPy arrays (what may raise: :mod:`.tidy_dead`)."""
+    (numbers, never changed in place: returned as they are, no copy), ``arrays`` what the
+    analysis knows of the values' names, numbers, arrays and their shapes' classes
+    (:class:`srcad.analysis.raise_facts.Facts`; what may raise: :mod:`.tidy_dead`)."""
     temps, grads = set(temps), set(grads)
     for _ in range(50):
         for block, _ in _blocks(fdef):

@@ -1,13 +1,13 @@
 """Tidy, dead code: values nothing reads, when computing them cannot fail or act
 (:func:`_safe`: :func:`srcad.rules.raising.may_raise`, the predicate the SSA's dead-code pass
-uses, of what the literals and the analysis' array names tell), or can fail only where a
+uses, of what the literals and the analysis' facts of names tell), or can fail only where a
 later statement does, with nothing between that acts (a discarded mean ``total / n``
 beside the gradient's ``1.0 / n``); and names read only by one another's assignments (a
 loop's ``s_1 = s``, ``s_1 = s_1 + t``, ``s = s_1`` in a function returning gradients only),
 dead together.
 
 Imports: NumPy, :mod:`srcad.rules.raising` (what may raise), :mod:`srcad.transform.nodes`
-(the comment node), :mod:`.tidy_values`, :mod:`.tidy_walk`.
+(the comment node), :mod:`.tidy_broadcasts`, :mod:`.tidy_values`, :mod:`.tidy_walk`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 
 from ..rules import raising
 from ..transform.nodes import Comment
+from .tidy_broadcasts import covered_broadcasts
 from .tidy_values import _assigns_only_name, _binds_names, _is_number
 from .tidy_walk import _blocks, _header, _loads, _stores, _walk
 
@@ -27,24 +28,41 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.USub: operator.neg,
               ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Eq: operator.eq,
               ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-              ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.eq,
-              ast.IsNot: operator.ne}
+              ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_,
+              ast.IsNot: operator.is_not}
 
 
 def _fact(node, arrays):
-    """What is known of an operand: a number literal's value, a name of ``arrays`` (the
-    analysis' arrays: the forward sweep's names are the SSA's) an array, else nothing."""
+    """What is known of an operand: a number literal's value, a name's fact in ``arrays``
+    (:class:`srcad.analysis.raise_facts.Facts`: the forward sweep's names are the SSA's; a
+    name the analysis does not hold is srcad's own; without facts every name is), else
+    nothing; of an operation, what :func:`srcad.rules.raising.result` says of its result."""
     if _is_number(node):
         return raising.Known(-node.operand.value if isinstance(node, ast.UnaryOp)
                              else node.value)
-    return raising.ARRAY if node.__class__ is ast.Name and node.id in arrays else (
-        raising.UNKNOWN)
+    cls = node.__class__
+    if cls is ast.Name:
+        return arrays.get(node.id) if arrays else raising.OWN
+    if cls is ast.BinOp:  # (the parts of an expression: _safe asks of each)
+        return raising.result(_OPERATORS.get(type(node.op)), [_fact(node.left, arrays), _fact(
+            node.right, arrays)])
+    if cls is ast.UnaryOp:
+        return raising.result(_OPERATORS.get(type(node.op)), [_fact(node.operand, arrays)])
+    if cls is ast.Compare and len(node.ops) == 1:
+        return raising.result(_OPERATORS.get(type(node.ops[0])), [_fact(node.left, arrays), _fact(
+            node.comparators[0], arrays)])
+    if cls is ast.Call:
+        fn = _called(node)
+        facts = [_fact(a, arrays) for a in node.args]
+        return raising.OWN if isinstance(fn, str) else raising.result(fn, (
+            [_fact(node.func.value, arrays)] if isinstance(fn, tuple) else []) + facts)
+    return raising.UNKNOWN
 
 
 def _safe(node, divisors=(), arrays=()):
     """Whether evaluating ``node`` cannot fail or act (:func:`srcad.rules.raising.may_raise`
-    of each operation, its operands known by their literals and ``arrays``, names of arrays:
-    :func:`_fact`); with ``divisors``, but for dividing by those names. ``a.sum()`` is of an
+    of each operation, its operands known by their literals and ``arrays``, the facts of
+    names: :func:`_fact`); with ``divisors``, but for dividing by those names. ``a.sum()`` is of an
     array (srcad writes it for ``np.sum(a)`` of one)."""
     for sub in _walk(node):
         if isinstance(sub, ast.BinOp) and not (isinstance(sub.op, ast.Div) and isinstance(
@@ -54,8 +72,9 @@ def _safe(node, divisors=(), arrays=()):
         elif isinstance(sub, ast.UnaryOp):
             fn, facts = _OPERATORS.get(type(sub.op)), [_fact(sub.operand, arrays)]
         elif isinstance(sub, ast.Compare):
-            if any(raising.may_raise(_OPERATORS.get(type(op)), [raising.UNKNOWN] * 2)
-                   for op in sub.ops):
+            facts = [_fact(o, arrays) for o in [sub.left] + sub.comparators]
+            if any(raising.may_raise(_OPERATORS.get(type(op)), facts[k:k + 2])
+                   for k, op in enumerate(sub.ops)):
                 return False
             continue
         elif isinstance(sub, ast.Call):
@@ -146,7 +165,8 @@ def _idle_count(loop):
 def _dead_values(fdef, arrays):
     loads = _loads(fdef)
     dead, readers = _self_updates_only(fdef, loads)
-    covered = _covered_divisions(fdef, loads, arrays)
+    covered = _covered_divisions(fdef, loads, arrays) | covered_broadcasts(
+        fdef.body, loads, arrays, _safe)
     for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
         for stmt in block:
             if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(

@@ -9,7 +9,7 @@ function raises, its derivative raises; ``mean = t / n`` unused stays). After it
 assigned name of the function is read somewhere, except by calls kept for their effects or
 for what they may raise.
 
-Imports: NumPy, :mod:`srcad.core` (the IR and kinds; which callees are user functions),
+Imports: NumPy, :mod:`srcad.core` (the IR; which callees are user functions),
 :mod:`srcad.runtime` (which calls are srcad's helpers) and :mod:`srcad.rules` (the registry
 says which calls are pure, :mod:`~srcad.rules.raising` which may raise); no gast: it works on
 the IR.
@@ -22,7 +22,6 @@ import operator
 import numpy as np
 
 from ..core import functions, ir
-from ..core.kinds import ARRAY, SCALAR
 from ..rules import raising, registry
 from ..runtime import family_of
 
@@ -32,9 +31,10 @@ def dead_code(fn: ir.Function, keep_writes=False, analysis=None) -> ir.Function:
 
     ``keep_writes``: keep every write into an array or list (``y[i] = v``, ``y += v``) even
     when the new value is not read, for :mod:`srcad.analysis.alias` to check what else it changes;
-    the pipeline sweeps them after that check. ``analysis``: where it has run, what it knows
-    of the values (``t / n`` of an array ``n`` cannot raise; of a name of unknown kind it
-    may)."""
+    the pipeline sweeps them after that check. ``analysis``: where the analysis has run, what
+    it knows of the values (a :class:`srcad.analysis.raise_facts.Facts`: ``t / n`` of an
+    array ``n`` cannot raise, of a name of unknown kind it may; ``a + b`` of arrays of shapes
+    not known alike may raise)."""
     writes = set()
     if keep_writes:
         writes = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)}
@@ -113,20 +113,16 @@ def _pure(value):
     return registry.is_pure(value)
 
 
-_FACTS = {SCALAR: raising.NUMBER, ARRAY: raising.ARRAY}
-
-
 def _droppable(value, analysis):
     """Whether ``value``, unread, may go uncomputed: pure, and unable to raise for operands
-    of the kinds ``analysis`` knows (None: anything)."""
+    of the facts ``analysis`` knows (None: anything)."""
     if not _pure(value):
         return False
     if not isinstance(value, ir.Prim) or isinstance(value.fn, (ir.Attr, ir.Build, ir.BoolOp)):
         return True
-    kinds = analysis.kinds if analysis is not None else {}
-    facts = [raising.Known(a.value) if isinstance(a, ir.Const) else _FACTS.get(
-        kinds.get(a.name), raising.UNKNOWN) if isinstance(a, ir.Var) else raising.UNKNOWN
-        for a in list(value.args) + list(value.kwargs.values())]
+    facts = [raising.Known(a.value) if isinstance(a, ir.Const) else analysis.get(
+        a.name, raising.UNKNOWN) if isinstance(a, ir.Var) and analysis is not None
+        else raising.UNKNOWN for a in list(value.args) + list(value.kwargs.values())]
     fn = value.fn
     if isinstance(fn, ir.Method):
         fn = ("method", fn.name)

@@ -1,0 +1,65 @@
+"""What :func:`srcad.rules.raising.may_raise` is told of a function's values: each name's
+fact, from the kinds the analysis solved and the shape classes of its arrays
+(:func:`srcad.analysis.shapes.classes`, with the groups of parameters the specialisation knows
+to share a shape). A number is :data:`~srcad.rules.raising.NUMBER`; an array an
+:class:`~srcad.rules.raising.Alike` of its class (two arrays of one class have one shape, so
+``a + b`` of them cannot raise; of two classes it may: shapes (3,) and (4,) do not
+broadcast); a value of another kind (a string, a list, an object)
+:data:`~srcad.rules.raising.UNKNOWN` (``"a" + 1`` raises). Names the analysis does not hold
+(the gradients and saved values srcad writes) are
+:data:`~srcad.rules.raising.OWN`.
+
+The SSA's dead-code pass (:func:`srcad.frontend.optimise.dead_code`) and the generated
+code's (:mod:`srcad.backend.tidy_dead`) ask one :class:`Facts`, made once per
+specialisation (:func:`made`, :func:`of`); the classes are worked out at the first question
+that needs them (two arrays in one operation).
+
+Imports ``srcad.core`` (kinds), ``srcad.rules.raising`` and :mod:`srcad.analysis.shapes`.
+"""
+
+from __future__ import annotations
+
+from ..core.kinds import ARRAY, SCALAR
+from ..rules import raising
+from . import shapes
+
+
+class Facts:
+    """name -> fact (:meth:`get`), for the values of ``fn`` that ``analysis`` solved."""
+
+    __slots__ = ("fn", "analysis", "alike", "_roots", "shape_of")
+
+    def __init__(self, fn, analysis, alike=()):
+        self.fn, self.analysis, self.alike, self._roots = fn, analysis, alike, None
+        self.shape_of = None  # how the generated code spells srcad's shape_of (:func:`of`)
+
+    def get(self, name, default=raising.OWN):
+        kind = self.analysis.kinds.get(name, ...)
+        if kind is ...:
+            return default
+        if kind == SCALAR:
+            return raising.NUMBER
+        if kind == ARRAY:
+            if self._roots is None:  # (computed before the dead code goes: still true after)
+                self._roots = shapes.classes(self.fn, self.analysis, self.alike)
+            return raising.Alike(self._roots.get(name, name))
+        return raising.UNKNOWN
+
+    def __contains__(self, name):
+        return name in self.analysis.kinds
+
+
+def made(fn, analysis, alike=()):
+    """The facts of ``fn``'s values, kept on ``analysis`` for :func:`of`."""
+    analysis.raise_facts = Facts(fn, analysis, alike)
+    return analysis.raise_facts
+
+
+def of(analysis, spelled=None):
+    """The facts :func:`made` kept for ``analysis`` (made now, without parameter groups,
+    where none were), knowing how ``spelled`` (helper -> its name in the generated code)
+    spells ``shape_of``."""
+    found = getattr(analysis, "raise_facts", None)
+    found = found if found is not None else made(analysis.fn, analysis)
+    found.shape_of = spelled.get("shape_of", "shape_of") if spelled else None
+    return found
