@@ -92,6 +92,7 @@ class Check:
         for stmt in ir.walk(self.fn.body):
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim):
                 self.prim(stmt, stmt.value)
+                self.augmented_dtype(stmt)
             elif isinstance(stmt, ir.SetItem):
                 self.number_write(stmt)
                 self.index(stmt, stmt.obj, stmt.index, matters=True)
@@ -226,6 +227,26 @@ class Check:
                          "make the array a float array (np.zeros(n) is one; y = "
                          "y.astype(float) converts one), or wrap the value in "
                          "srcad.stop_gradient(...) if no gradient should flow")
+
+    def augmented_dtype(self, stmt):
+        """``y += v`` of a differentiated ``v`` where ``y`` may be an array of integers or
+        booleans: NumPy adds in place and raises (it does not cast a float into an int array,
+        UFuncTypeError) where srcad's ``y = y + v`` would compute in floats; refused unless
+        ``y`` is certainly a float array (or not an array)."""
+        before = getattr(self.fn, "augmented", {}).get(stmt.target)
+        if before is None or not any(self.varied(a) for a in stmt.value.operands()):
+            return
+        if self.an.kind(ir.Var(before)) in (SEQ, SCALAR, OTHER) or before in self.inexact:
+            return
+        if (getattr(self.fn.source, "filename", None) or "").startswith("<srcad "):
+            return  # srcad's own code
+        obj = shown(self.fn, ir.Var(before))
+        raise self.error(stmt, f"an augmented assignment of a differentiated value into "
+                         f"{obj}, an array that may hold integers or booleans: NumPy adds in "
+                         "place and raises there (it does not cast floats into an integer "
+                         "array), where srcad would compute in floats",
+                         f"make {obj} a float array ({obj} = {obj}.astype(float), or "
+                         f"np.zeros(n) to start), or write {obj} = {obj} + ... for a new array")
 
     def rule_call(self, stmt, prim, rule, bound, matters):
         if _given(bound.get("out")):
