@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 import pytest
-from sampling import LONG, THIN
+from sampling import LONG
 
 if not LONG:
     os.environ.setdefault("NUMBA_OPT", "1")  # before Numba is imported: see above
@@ -86,9 +86,8 @@ def pytest_collection_finish(session):
 
 
 #: the parametrized families that cost most CPU in CI's run (per-test CPU of the whole suite,
-#: session 26): CI keeps every THIN-th case of each (tests/sampling.py: every third since
-#: session 27, which put CI over its 20 minutes, every sixth since session 33; the first
-#: always); the long run (SRCAD_LONG_PROPERTIES=1) keeps every case.
+#: session 26): CI keeps every third case of each (the first always); the long run
+#: (SRCAD_LONG_PROPERTIES=1) keeps every case. Session 27 put CI over its 20 minutes.
 HEAVY_FAMILIES = {
     "tests/test_numba19b_fuse.py::test_family_reverse_mode_matches_python_autograd_and_differences",
     "tests/test_numba_backend.py::test_family_matches_python_backend_and_finite_differences",
@@ -124,7 +123,7 @@ def pytest_collection_modifyitems(config, items):
         family = item.nodeid.split("[", 1)[0]
         if family in HEAVY_FAMILIES and "[" in item.nodeid:
             seen[family] = seen.get(family, -1) + 1
-            if seen[family] % THIN:
+            if seen[family] % 3:
                 dropped.append(item)
                 continue
         kept.append(item)
