@@ -16,6 +16,7 @@ import golden_cases as gc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sampling import LONG
 
 import srcad
 from srcad.backend import floats
@@ -135,7 +136,9 @@ def test_same_bits_with_and_without_the_rewrite(f, args, mode, monkeypatch):
         assert _same_bits(with_rewrite[0], f(*args))
 
 
-SETTINGS = dict(deadline=None, derandomize=True, max_examples=20,
+#: CI: 10 random programs (20 before session 33; derandomized, the same each run); the long run
+#: (SRCAD_LONG_PROPERTIES=1) 200
+SETTINGS = dict(deadline=None, derandomize=True, max_examples=200 if LONG else 10,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                        HealthCheck.data_too_large])
 

@@ -4,6 +4,7 @@ test reads every import statement (top-level and inside functions) of every modu
 both, so an upward import fails here before it reaches a review."""
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -81,12 +82,16 @@ def imports(name):
     return found
 
 
-GRAPH = {name: imports(name) for name in MODULES}
+@functools.cache
+def graph():
+    """Each module's srcad imports: parsed when a test first asks (not at collection, which
+    every pytest-xdist worker does; the layer tests run in one of them)."""
+    return {name: imports(name) for name in MODULES}
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_imports_only_from_its_layer_or_below(name):
-    upward = sorted(t for t in GRAPH[name] if layer(t) > layer(name))
+    upward = sorted(t for t in graph()[name] if layer(t) > layer(name))
     assert not upward, f"{name} (layer {LAYERS[layer(name)]}) imports upward: {upward}"
 
 
@@ -95,7 +100,7 @@ def test_no_import_cycle():
 
     def visit(name, path):
         state[name] = "open"
-        for target in sorted(GRAPH[name]):
+        for target in sorted(graph()[name]):
             if state.get(target) == "open":
                 cycle.append(path[path.index(target):] + [target])
             elif target not in state:
