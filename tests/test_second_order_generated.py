@@ -24,7 +24,7 @@ import math
 
 import fd_reference
 import pytest
-from sampling import sample
+from sampling import sample, sample_by
 
 import srcad
 
@@ -220,7 +220,8 @@ def list_program(n, op, popped, swap):
 LIST_CASES = list(itertools.product([1, 2], ["max", "min"], [True, False], [True, False]))
 
 
-@pytest.mark.parametrize("n, op, popped, swap", LIST_CASES)
+#: CI: each value of each dimension once (sampling.sample_by); the long run all 16
+@pytest.mark.parametrize("n, op, popped, swap", sample_by(LIST_CASES, lambda c: c[1], 4))
 def test_second_derivative_through_list_items(n, op, popped, swap, tmp_path):
     source = list_program(n, op, popped, swap)
     path = tmp_path / "lists.py"
@@ -250,8 +251,12 @@ def reversed_program(form, decorated, n):
 REVERSED_CASES = list(itertools.product(["zip", "reversed", "list"], [False, True], [2, 3]))
 
 
-@pytest.mark.parametrize("case", REVERSED_CASES,
-                         ids=["-".join(map(str, c)) for c in REVERSED_CASES])
+#: CI: each form, decoration and length once (sampling.sample_by); the long run all 12
+SAMPLED_REVERSED = sample_by(REVERSED_CASES, lambda c: c[0], 4)
+
+
+@pytest.mark.parametrize("case", SAMPLED_REVERSED,
+                         ids=["-".join(map(str, c)) for c in SAMPLED_REVERSED])
 def test_second_derivative_of_a_callee_iterating_reversed(case, tmp_path):
     source = reversed_program(*case)
     path = tmp_path / "rev.py"
