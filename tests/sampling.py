@@ -10,14 +10,14 @@ LONG = os.environ.get("SRCAD_LONG_PROPERTIES") == "1"
 
 #: CI's run keeps every ``every * THIN``-th case of a sampled family (the first case of each
 #: rule always): 2 since session 27, when the suite reached CI's 20 minutes, 3 since session
-#: 32 (CI at 18 of its 20 minutes); the long run keeps every case, ``SRCAD_SAMPLE_THIN=1``
-#: the samples as written
-THIN = max(1, int(os.environ.get("SRCAD_SAMPLE_THIN", "3")))
+#: 32 (CI at 18 of its 20 minutes), 4 since session 33 (CI's rehearsal at 21 minutes); the
+#: long run keeps every case, ``SRCAD_SAMPLE_THIN=1`` the samples as written
+THIN = max(1, int(os.environ.get("SRCAD_SAMPLE_THIN", "4")))
 
 #: :func:`sample_by` keeps every ``every * THIN * BY_THIN``-th of the cases beside those that
-#: keep each rule and each value of each dimension (:func:`dimension_firsts`): 2 since
+#: keep each rule and each value of each dimension (:func:`dimension_firsts`): 4 since
 #: session 33 (those cases kept, the stride needs to hold no construct)
-BY_THIN = 2
+BY_THIN = 4
 #: a position of a family's parameters with at most this many values, each on several cases,
 #: is a dimension (a place, a mode, a rank, a form) whose every value :func:`sample_by` keeps
 DIMENSION = 8
