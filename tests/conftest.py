@@ -114,19 +114,98 @@ HEAVY_FAMILIES = {
 }
 
 
+#: session 33 (CI's rehearsal at 21 minutes): the heaviest families left, by the merge's
+#: durations, of which CI runs the first case of each value of each parameter (a form, a
+#: mode, a program) and every second of the rest; the long run all of them
+HALVED_FAMILIES = {
+    "tests/test_numba_corpus.py::test_numba_gives_the_python_gradient_or_refuses",
+    "tests/test_records_passed.py::test_a_record_passed_through_calls",
+    "tests/test_misc16_transforms_in_code.py::test_second_order",
+    "tests/test_lstm18b_pieces.py::test_vjp_jvp_and_hessians",
+    "tests/test_returned_list_tuples.py::test_hessians",
+    "tests/test_list_branches.py::test_first_order",
+    "tests/test_misc16_groups.py::test_grouping_family",
+    "tests/test_attrs10_trees.py::test_starmap_of_a_function_with_defaults",
+    "tests/test_accumulator_hessians.py::test_hessian_of_a_recurrence",
+    "tests/test_objects17_functions.py::test_hessian_both_modes",
+    "tests/test_views20_forms.py::test_view_writes",
+    "tests/test_grown_lists.py::test_summed_then_grown",
+    "tests/test_second_order_lists21.py::test_second_derivative_with_list_copies",
+    "tests/test_early_return_second_order.py::test_second_derivative_after_a_loop_that_may_return",
+    "tests/test_frozen_distributions.py::test_a_frozen_distribution",
+    "tests/test_jacobian_caching.py::test_second_call_does_not_transform",
+    "tests/test_ufunc_methods.py::test_ufunc_methods_read_as_python",
+    "tests/test_misc16_defaults.py::test_defaults_family",
+    "tests/test_dask.py::test_grad_equals_numpy",
+    "tests/test_unbound_names.py::test_like_python",
+    "tests/test_sound30_seed_copies.py::test_callee_item_loop",
+    "tests/test_conv18_into.py::test_hessian_both_modes",
+    "tests/test_attrs10.py::test_a_method_of_an_object_held_in_an_attribute",
+    "tests/test_hostile_more.py::test_exact_or_refused",
+    "tests/test_tape_reach.py::test_array_route",
+    "tests/test_perf18_sparse.py::test_grad_and_value_and_grad",
+    "tests/test_shapes17_partition.py::test_grad_and_value_and_grad",
+    "tests/test_higher_order_python.py::test_second_derivative_matches_finite_differences",
+    "tests/test_corpus16_list_grad_lengths.py::test_hessians_of_a_list_passed_to_a_callee",
+    "tests/test_sound30_loop_writes.py::test_write_in_loop",
+    "tests/test_objects17_tuples.py::test_hessian_both_modes",
+    "tests/test_programs_choices.py::test_reverse_mode",
+    "tests/test_list_branches.py::test_second_order",
+    "tests/test_python_forms2.py::test_sorting_is_a_permutation",
+    "tests/test_unbound_flags.py::test_second_derivative_after_an_early_return",
+    "tests/test_fuzz22_sum_mixed.py::test_sum_of_numbers_and_arrays",
+    "tests/test_list_branches.py::test_second_order_through_a_decorated_loop",
+}
+
+
+def _value_key(value):
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def _halved(items):
+    """The items to drop of one family: keep the first item of each value of each parameter
+    that is a dimension (a few values, each on several items: a form, a mode), and every
+    second of the others."""
+    params = [getattr(getattr(item, "callspec", None), "params", {}) for item in items]
+    names = {name for p in params for name in p}
+    dimensions = [name for name in names if 1 < len({_value_key(p.get(name)) for p in params})
+                  <= min(8, len(items) // 2)]
+    firsts, others, seen = {0}, [], set()
+    for k, p in enumerate(params):
+        keys = {(name, _value_key(p.get(name))) for name in dimensions}
+        if keys - seen:
+            firsts.add(k)
+            seen |= keys
+        elif k:
+            others.append(k)
+    keep = firsts | set(others[::2])
+    return [item for k, item in enumerate(items) if k not in keep]
+
+
 def pytest_collection_modifyitems(config, items):
     if LONG:
         return
     seen = {}
     kept, dropped = [], []
+    halved = {}
     for item in items:
         family = item.nodeid.split("[", 1)[0]
+        if family in HALVED_FAMILIES and "[" in item.nodeid:
+            halved.setdefault(family, []).append(item)
         if family in HEAVY_FAMILIES and "[" in item.nodeid:
             seen[family] = seen.get(family, -1) + 1
             if seen[family] % 3:
                 dropped.append(item)
                 continue
         kept.append(item)
+    drop = {id(item) for group in halved.values() for item in _halved(group)}
+    if drop:
+        dropped += [item for item in kept if id(item) in drop]
+        kept = [item for item in kept if id(item) not in drop]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept
