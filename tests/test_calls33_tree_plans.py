@@ -13,13 +13,12 @@ against the argument's, and the plan's use by counting the full path's walks.
 
 from __future__ import annotations
 
-import collections
-import dataclasses
 import math
 
 import numpy as np
 import pytest
 from sampling import LONG
+from test_calls32_trees import DC, NT, flat, leaves, unflat  # the same records, flattening
 from twin_checks import central
 
 import srcad
@@ -27,15 +26,6 @@ from srcad import jacobians
 
 autograd = pytest.importorskip("autograd")
 anp = pytest.importorskip("autograd.numpy")
-
-NT = collections.namedtuple("NT", "a b")
-
-
-@dataclasses.dataclass
-class DC:
-    a: object
-    b: object
-
 
 SCALE = 1.5
 ACT = math.sin  # rebound by a test: the code made for it is made again
@@ -80,42 +70,6 @@ def f_nested(p):
 
 def ag_nested(p):
     return anp.sin(p["w"]["a"]) * p["b"] * SCALE + p["w"]["a"] * p["b"] * p["b"]
-
-
-def leaves(x):
-    if isinstance(x, dict):
-        return [v for item in x.values() for v in leaves(item)]
-    if isinstance(x, DC):
-        return leaves(x.a) + leaves(x.b)
-    if isinstance(x, (list, tuple)):
-        return [v for item in x for v in leaves(item)]
-    return [x]
-
-
-def flat(x):
-    return np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in leaves(x)])
-
-
-def unflat(v, like, start=0):
-    if isinstance(like, dict):
-        out = {}
-        for k, item in like.items():
-            out[k], start = unflat(v, item, start)
-        return out, start
-    if isinstance(like, DC):
-        a, start = unflat(v, like.a, start)
-        b, start = unflat(v, like.b, start)
-        return DC(a, b), start
-    if isinstance(like, (list, tuple)):
-        items = []
-        for item in like:
-            made, start = unflat(v, item, start)
-            items.append(made)
-        return (type(like)(*items) if hasattr(like, "_fields") else type(like)(items)), start
-    if np.ndim(like) == 0:
-        return v[start], start + 1
-    n = int(np.size(like))
-    return anp.reshape(v[start:start + n], np.shape(like)), start + n
 
 
 def same_structure(g, x):
