@@ -9,7 +9,6 @@ differences and autograd on a functional twin. Cheap by default (a sample of the
 transforms), every case under SRCAD_LONG_PROPERTIES=1."""
 
 import autograd
-import autograd.numpy as anp
 import numpy as np
 import pytest
 
@@ -140,7 +139,7 @@ def test_arrays_made_of_a_parameter(load_module, source):
             assert "line 5" in str(caught.value) and "astype(float)" in str(caught.value)
             continue
         q = p.astype(float) if "32" in name else p  # (float32's steps: too coarse)
-        want = central(lambda v: f(v[0], q), (np.array([0.7]),), 0)[0]
+        want = central(lambda v, q=q: f(v[0], q), (np.array([0.7]),), 0)[0]
         assert np.isclose(df(0.7, p), want, atol=1e-4 if "32" in name else 1e-6), (name, p)
 
 

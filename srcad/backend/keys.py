@@ -3,10 +3,10 @@
 :func:`cache_key`: the argument types, the kinds inside containers, the ranks of arrays and
 the kinds of their dtypes other than float (an int array's code is not a float array's:
 ``srcad.core.kinds.INEXACT``), the functions passed (by identity) and which array arguments
-share a shape (:func:`shape_partition`); :func:`plain_key`: the same for plain arguments (numbers, arrays),
-cheaper, or None. The specialisation machinery (:mod:`srcad.specialise`) keys its caches
-with them; its one-lookup path (``_ByRank``) computes the arrays' part inline
-(:func:`first_of`).
+share a shape (:func:`shape_partition`); :func:`plain_key`: the same for plain arguments
+(numbers, arrays), cheaper, or None. The specialisation machinery (:mod:`srcad.specialise`)
+keys its caches with them; its one-lookup path (``_ByRank``) computes the arrays' part
+inline (:func:`first_of`).
 
 Imports ``srcad.core`` and ``srcad.frontend`` (the classes of objects and functions passed).
 """
