@@ -162,3 +162,21 @@ def test_cache_keys_tell_dtype_kinds_apart():
 
 def test_the_long_run_covers_every_case():
     assert len(CASES) == len(FORMS) * len(TRANSFORMS) or not LONG
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp"])
+def test_add_at_into_a_list_raises_as_numpy_does(load_module, transform):
+    """``np.add.at(d, i, x)`` of a list ``d`` (a copy of a list argument): NumPy raises
+    TypeError (it adds into an array only); srcad did too little (it added into an array made
+    of the list and returned a gradient, 4 for ``[1, 2]``)."""
+    text = ("import numpy as np\n\n\ndef f(x, p):\n    d = p.copy(); np.add.at(d, [0], x)\n"
+            "    return np.sum(np.asarray(d) ** 2)\n")
+    f = load_module(f"keys34_add_at_list_{transform}", text).f
+    for p in ([1, 2], [1.0, 2.0]):
+        with pytest.raises(TypeError, match="first operand must be array"):
+            f(1.5, p)
+        with pytest.raises(TypeError, match="first operand must be array"):
+            if transform == "grad":
+                srcad.grad(f)(1.5, p)
+            else:
+                srcad.jvp(f, (1.5, p), (1.0,), wrt=0)
