@@ -27,7 +27,7 @@ from .core.kinds import (
     item_kinds,
     kind_of_value,
     rank_of_value,
-    with_complex,
+    with_dtypes,
 )
 from .errors import SrcadError, WrtError
 from .frontend import entry, passed_records, plain_classes, plain_inits, returned_records
@@ -402,7 +402,7 @@ def _jvp_function(f, names, primals, backend="python"):
     for name in names:
         check_wrt_value(user, name, values.get(name))
     check_arrays(user, values)
-    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    kinds = with_dtypes({p: kind_of_value(v) for p, v in values.items()}, values)
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:
         # f.__code__ = g.__code__ (the user's function: a derivative's own dispatcher is

@@ -19,7 +19,7 @@ import numpy as np
 from . import pipeline
 from .backend.keys import MAX_COMPARED, cache_key, plain_key
 from .core import env, functions
-from .core.kinds import item_kinds, kind_of_value, rank_of_value, with_complex
+from .core.kinds import item_kinds, kind_of_value, rank_of_value, with_dtypes
 from .errors import SrcadError
 from .fast_checks import tests_text, unchanged
 from .transform import calls
@@ -104,7 +104,7 @@ class Batched:
             self.made[key] = _NOT
             return None
         values = dict(zip(params, args))
-        kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+        kinds = with_dtypes({p: kind_of_value(v) for p, v in values.items()}, values)
         items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
         with pipeline.LOCK:  # (ITEM_RANKS is read by the sweep this call makes first)
             fb.ITEM_RANKS[:] = [{p: tuple(rank_of_value(i) if type(i) is np.ndarray else None

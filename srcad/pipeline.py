@@ -59,7 +59,7 @@ from .core.kinds import (
     made_items,
     made_stacks,
     rank_of_value,
-    with_complex,
+    with_dtypes,
 )
 from .core.naming import Namer
 from .core.walk import walk_nodes
@@ -280,7 +280,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         raise BackendError("backend='numba' compiles code for NumPy arrays, not for Dask or "
                            "CuPy arrays", filename=code.co_filename, lineno=code.co_firstlineno,
                            hint="use backend='python' (the default): its code runs on them")
-    kinds = with_complex({p: kind_of_value(v) for p, v in arg_values.items()}, arg_values)
+    kinds = with_dtypes({p: kind_of_value(v) for p, v in arg_values.items()}, arg_values)
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
     # an object's class is part of the cache key (its type): self.method(...) names its code

@@ -1,14 +1,14 @@
-"""(args33) A float array's dtype (float16/32/64, longdouble) and a non-differentiated
-array's int-or-float dtype are not in the key of srcad's compiled code (backend/keys.py keys
-ranks and complexness; specialise._ByRank's fast path holds the dtype only to pick the guarded
-function, which casts the gradients). This family shows the code made for one dtype gives,
-for another, exactly what code made for that dtype alone gives: forms whose code might depend
-on it (a non-differentiated argument's int or float dtype, ``np.zeros_like``, ``np.empty`` of
-``x.dtype``, a branch on ``x.dtype``, ``np.finfo(x.dtype)``, ``x.itemsize``, ``astype`` of
-another argument's dtype, ``//`` of it, a write into its copy); each gradient is the same
-array, of the same dtype, whichever dtype was compiled first (errors too). The long run
-(SRCAD_LONG_PROPERTIES=1) takes every dtype pair, longdouble and float16, and the Numba
-backend."""
+"""(args33) A float array's dtype (float16/32/64, longdouble) is not in the key of srcad's
+compiled code (backend/keys.py keys ranks and, since keys34, the kind of a dtype that is not
+float: a non-differentiated int array gets its own code; specialise._ByRank's fast path holds
+the dtype only to pick the guarded function, which casts the gradients). This family shows the
+code made for one dtype gives, for another, exactly what code made for that dtype alone gives:
+forms whose code might depend on it (a non-differentiated argument's int or float dtype,
+``np.zeros_like``, ``np.empty`` of ``x.dtype``, a branch on ``x.dtype``, ``np.finfo(x.dtype)``,
+``x.itemsize``, ``astype`` of another argument's dtype, ``//`` of it, a write into its copy);
+each gradient is the same array, of the same dtype, whichever dtype was compiled first (errors
+too). The long run (SRCAD_LONG_PROPERTIES=1) takes every dtype pair, longdouble and float16, and
+the Numba backend."""
 
 from __future__ import annotations
 

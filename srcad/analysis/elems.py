@@ -21,7 +21,7 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY, CONTEXT_ELEMS, SCALAR, SEQ, DictItems
+from ..core.kinds import ANY, ARRAY, CONTEXT_ELEMS, INEXACT, SCALAR, SEQ, DictItems
 from ..runtime import family_of
 from .dtypes import inexact_values
 from .user_calls import DICTS, bind_call, is_dict
@@ -29,10 +29,10 @@ from .user_calls import DICTS, bind_call, is_dict
 #: the key of a kinds dict naming the element kind of list parameters, when certain: a
 #: tuple of ``(parameter, kind)`` pairs (absent when none is known)
 ELEMS = "*elems"
-#: the key of a kinds dict naming the parameters of a copy writing back what it is given
-#: (:mod:`srcad.frontend.written_args`) that the caller gives arrays certainly of floats
-#: (:mod:`.dtypes`): the copy's writes of differentiated values into them are exact
-INEXACT = "*inexact"
+#: :data:`srcad.core.kinds.INEXACT`: the parameters given values certainly of floats, read off
+#: the arguments (``with_dtypes``) or, for a copy writing back what it is given
+#: (:mod:`srcad.frontend.written_args`), the caller's arrays certainly of floats (:mod:`.dtypes`):
+#: writes of differentiated values into them are exact
 
 
 def given(an, kinds):
@@ -82,14 +82,16 @@ def with_elems(an, kinds, arguments, fn=None):
 
 def with_dicts(an, kinds, arguments, fn=None):
     """``kinds`` of a call's arguments with :data:`DICTS` for its certain dict arguments
-    (and :data:`INEXACT`, for a call of ``fn`` writing back what it is given)."""
+    (and :data:`INEXACT`, for a call of ``fn``: its array arguments, and those a copy
+    writing back what it is given is given, certainly of floats)."""
     back = getattr(fn, "__srcad_written_back__", ())
-    if back:
+    arrays = [p for p, a in arguments.items() if isinstance(a, ir.Var) and (
+        p in back or an.kinds.get(a.name) == ARRAY)] if fn is not None else ()
+    if arrays:  # (its arrays certainly of floats: a write into a copy of one is exact)
         known = an.__dict__.get("_inexact_known")
         if known is None:
             known = an._inexact_known = inexact_values(an)
-        floats = tuple(sorted(p for p in back if isinstance(arguments.get(p), ir.Var) and
-                              arguments[p].name in known))
+        floats = tuple(sorted(p for p in arrays if arguments[p].name in known))
         if floats:
             kinds = {**kinds, INEXACT: floats}
     dicts = tuple(sorted(p for p, a in arguments.items() if isinstance(a, ir.Var) and (

@@ -1,11 +1,12 @@
 """Cache keys of specialisations: what decides the code made for a call's arguments.
 
-:func:`cache_key`: the argument types, the kinds inside containers, the ranks of arrays, the
-functions passed (by identity) and which array arguments share a shape
-(:func:`shape_partition`); :func:`plain_key`: the same for plain arguments (numbers, arrays),
-cheaper, or None. The specialisation machinery (:mod:`srcad.specialise`) keys its caches
-with them; its one-lookup path (``_ByRank``) computes the arrays' part inline
-(:func:`first_of`).
+:func:`cache_key`: the argument types, the kinds inside containers, the ranks of arrays and
+the kinds of their dtypes other than float (an int array's code is not a float array's:
+``srcad.core.kinds.INEXACT``), the functions passed (by identity) and which array arguments
+share a shape (:func:`shape_partition`); :func:`plain_key`: the same for plain arguments
+(numbers, arrays), cheaper, or None. The specialisation machinery (:mod:`srcad.specialise`)
+keys its caches with them; its one-lookup path (``_ByRank``) computes the arrays' part
+inline (:func:`first_of`).
 
 Imports ``srcad.core`` and ``srcad.frontend`` (the classes of objects and functions passed).
 """
@@ -113,11 +114,14 @@ def cache_key(args):
     specialise the code as much as the top-level types do), or plus the arrays' ranks and
     which of them have one shape (:func:`shape_partition`)."""
     types = tuple(map(type, args))
-    ranks = (Ranks([a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
+    # a float array: its rank; any other (complex, int, bool, object): with its dtype's kind
+    # (the code is made for it: core.kinds.INEXACT)
+    ranks = (Ranks([a.ndim if a.dtype.kind == "f" else (a.ndim, a.dtype.kind)
                      for a in args if type(a) is np.ndarray] + [shape_partition(args)]),) \
         if np.ndarray in types else ()  # (the partition last)
     if any_duck(args) or any(map(foreign_array, args)):  # Dask, CuPy, the array API's
-        ranks = (Ranks((a.ndim, str(a.dtype)) if foreign_array(a) else a.ndim for a in args
+        ranks = (Ranks((a.ndim, str(a.dtype)) if foreign_array(a) else (
+            a.ndim if a.dtype.kind == "f" else (a.ndim, a.dtype.kind)) for a in args
                         if type(a) is np.ndarray or duck_array(a) or foreign_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
@@ -169,6 +173,6 @@ def _structure(value):
         return ("dict",) + tuple((k, _structure(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__,) + tuple(_structure(v) for v in value)
-    if isinstance(value, np.ndarray) and value.dtype.kind == "c":
-        return (np.ndarray, "c")
+    if isinstance(value, np.ndarray) and value.dtype.kind != "f":
+        return (np.ndarray, value.dtype.kind)  # complex, int, bool, object: their own code
     return type(value)

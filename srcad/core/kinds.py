@@ -9,7 +9,10 @@ until run time). Imports nothing from srcad: every layer reads kinds.
 Complex values are of these kinds too (a complex number is ``ANY``: the code for it is NumPy's,
 not ``math``'s); which values may be complex is a separate fact (:func:`is_complex_value`):
 the parameters that may be, named under the key :data:`COMPLEX` of a kinds dict, reach the
-analysis and every callee made for them (a dict without the key: all real).
+analysis and every callee made for them (a dict without the key: all real). So do the
+parameters certainly given floats (:data:`INEXACT`, :func:`inexact_value`): a float array, not
+one of integers or booleans (:func:`with_dtypes` names both, so every cache keyed on a kinds
+dict tells a float array from an int one).
 """
 
 from __future__ import annotations
@@ -54,12 +57,39 @@ def is_complex_value(value, depth=0):
     return False
 
 
-def with_complex(kinds, values):
+#: the key of a kinds dict naming the parameters certainly given floating or complex values
+#: (a tuple, absent when none is; :func:`inexact_value`): the analysis takes them as inexact
+#: (``srcad.analysis.dtypes``), so ``y = p.copy(); y += v`` is exact for a float array ``p``
+#: and refused for an int one; a cache keyed on the kinds tells the two apart
+INEXACT = "*inexact"
+
+
+def inexact_value(value, depth=0):
+    """Whether ``value`` certainly holds floating or complex numbers only: a float or complex
+    number, a NumPy (or duck) array of such a dtype (not of integers, booleans or objects),
+    or a list or tuple (up to 64 items) of such values."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.dtype.kind in "fc"
+    if kind is float or kind is complex or isinstance(value, (np.floating, np.complexfloating)):
+        return True
+    if kind is list or kind is tuple:
+        return 0 < len(value) <= 64 and depth < 3 and all(
+            inexact_value(v, depth + 1) for v in value)
+    if kind not in PLAIN and duck_array(value):
+        return value.dtype.kind in "fc"
+    return False
+
+
+def with_dtypes(kinds, values):
     """``kinds`` (parameter -> kind) with the :data:`COMPLEX` entry for ``values``' complex
-    parameters, if any."""
+    parameters and the :data:`INEXACT` entry for those certainly of floats, if any."""
     names = tuple(sorted(p for p, v in values.items() if is_complex_value(v)))
     if names:
         kinds[COMPLEX] = names
+    names = tuple(sorted(p for p, v in values.items() if inexact_value(v)))
+    if names:
+        kinds[INEXACT] = names
     return kinds
 
 

@@ -32,7 +32,7 @@ import itertools
 import linecache
 import weakref
 
-from ..core.kinds import COMPLEX, kind_of_value, with_complex
+from ..core.kinds import COMPLEX, kind_of_value, with_dtypes
 from ..errors import MutationError, SrcadError, UnsupportedSyntaxError, at_user
 from .registry import helper
 
@@ -242,7 +242,7 @@ def _check_effects(form, args, where):
             construct=text, hint="call the lambda where it is made, or hold the functions in "
                                  "a tuple or list display written in the function")
     values = dict(zip(inspect.signature(form).parameters, args))
-    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    kinds = with_dtypes({p: kind_of_value(v) for p, v in values.items()}, values)
     if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):  # the caller's
         # code takes the result real when no argument is complex (analysis.complexity)
         filename, lineno, text = where

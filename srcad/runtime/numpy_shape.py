@@ -356,6 +356,8 @@ def add_at(a, indices, b):
     accumulated (srcad lowers the in-place call to ``a = add_at(a, indices, b)``)."""
     if type(a) is not np.ndarray and duck_array(a):
         return arrays.add_at(a, indices, b)
+    if not isinstance(a, np.ndarray):  # a list: NumPy raises (it adds into an array only)
+        raise TypeError(f"np.add.at: first operand must be array, not {type(a).__name__}")
     out = np.array(a, copy=True)
     np.add.at(out, indices, b)
     return out

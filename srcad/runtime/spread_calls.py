@@ -39,7 +39,7 @@ import weakref
 import numpy as np
 
 from ..core.functions import is_user_function, specialised
-from ..core.kinds import COMPLEX, kind_of_value, with_complex
+from ..core.kinds import COMPLEX, kind_of_value, with_dtypes
 from ..errors import MutationError, UnsupportedSyntaxError
 from .derivatives import CALLEES, made_function
 from .registry import helper
@@ -174,7 +174,7 @@ def _check(form, fn, args, kwargs, lead, where):
             hint=f"pass the arguments one by one ({name}(xs[0], xs[1])), or define {name} "
                  "once with def and call it by its name")
     values = {"args": args, "kwargs": kwargs, **{f"lead_{j}": a for j, a in enumerate(lead)}}
-    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    kinds = with_dtypes({p: kind_of_value(v) for p, v in values.items()}, values)
     if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):
         raise UnsupportedSyntaxError(
             f"f(*xs) of {name} with {len(args)} items, a length srcad knows only when the "

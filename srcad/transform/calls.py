@@ -40,7 +40,7 @@ from ..core.kinds import (
     made_result,
     made_stacks,
     rank_of_value,
-    with_complex,
+    with_dtypes,
 )
 from ..errors import SrcadError
 
@@ -64,7 +64,7 @@ def _kinds_ranks(values):
     code called in code differentiated again is made for both (``x[0]`` of a vector is a
     number: no ``unbroadcast`` for it), as the plain key of the call already tells them apart
     (``srcad.backend.keys.plain_key``)."""
-    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    kinds = with_dtypes({p: kind_of_value(v) for p, v in values.items()}, values)
     return kinds, None, {p: rank_of_value(v) for p, v in values.items()}
 
 
