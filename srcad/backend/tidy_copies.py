@@ -184,9 +184,12 @@ def _ends_with(branch, a, b):
 
 
 def _drop_self_copies(block):
+    """``a = a`` goes; whether any went."""
     kept = [s for s in block if not (_is_copy(s) and s.targets[0].id == s.value.id)]
     if len(kept) != len(block):
         block[:] = kept or [ast.Pass()]
+        return True
+    return False
 
 
 def _is_copy(stmt):
