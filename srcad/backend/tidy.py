@@ -1,7 +1,9 @@
 """Tidy the generated code so it reads as a person would write it.
 
 Rewrites of the function's tree, all exact (they never change a value), repeated until
-none applies:
+none applies (each says whether it changed the tree, and changes nothing where it says not: so
+a round stops once the rewrite that last changed the tree has run again without a change, the
+ones after it having seen that very tree the round before):
 
 * **inline single-use temporaries**: ``t = 3 * a`` followed, in the same block, by the only
   read ``b = 5 - t`` becomes ``b = 5 - 3 * a`` (only names srcad invented, never the user's);
