@@ -1,7 +1,9 @@
 """Tidy the generated code so it reads as a person would write it.
 
 Rewrites of the function's tree, all exact (they never change a value), repeated until
-none applies:
+none applies (each says whether it changed the tree, and changes nothing where it says not: so
+a round stops once the rewrite that last changed the tree has run again without a change, the
+ones after it having seen that very tree the round before):
 
 * **inline single-use temporaries**: ``t = 3 * a`` followed, in the same block, by the only
   read ``b = 5 - t`` becomes ``b = 5 - 3 * a`` (only names srcad invented, never the user's);
@@ -77,21 +79,27 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
     analysis knows of the values' names, numbers, arrays and their shapes' classes
     (:class:`srcad.analysis.raise_facts.Facts`; what may raise: :mod:`.tidy_dead`)."""
     temps, grads = set(temps), set(grads)
-    for _ in range(50):
-        for block, _ in _blocks(fdef):
-            _drop_self_copies(block)
-        changed = False
-        for rewrite in (lambda: _drop_copy_backs(fdef), lambda: _merge_arms(fdef, grads),
-                        lambda: _propagate_copies(fdef, grads),
-                        lambda: _propagate_constants(
-                fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef, arrays),
+    rewrites = (lambda: _drop_copy_backs(fdef), lambda: _merge_arms(fdef, grads),
+                lambda: _propagate_copies(fdef, grads), lambda: _propagate_constants(fdef),
+                lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef, arrays),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
                 lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
                 lambda: shared_reads(fdef, temps), lambda: negated_flags(fdef, temps),
-                lambda: sizes_once(fdef)):
-            changed |= rewrite()  # each rewrite counts names afresh: the others changed them
-        if not changed:
+                lambda: sizes_once(fdef))
+    last = None  # the last rewrite that changed the tree, in the round before
+    for _ in range(50):
+        dropped = False
+        for block, _ in _blocks(fdef):
+            dropped |= _drop_self_copies(block)
+        changed = None
+        for k, rewrite in enumerate(rewrites):
+            if rewrite():  # each rewrite counts names afresh: the others changed them
+                changed = k
+            elif changed is None and k == last and not dropped:
+                break  # the rest saw this very tree, and changed nothing, the round before
+        if changed is None:
             break
+        last = changed
     simplify_keeping_new(fdef)
     _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
     copy_aliases(fdef, (float_arithmetic._float_names(fdef, floats) if floats else set()) | set(

@@ -11,7 +11,16 @@ import ast
 import collections
 
 from .tidy_values import changed_in_place
-from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk, bound_names, name_counts
+from .tidy_walk import (
+    _blocks,
+    _count_names,
+    _loads,
+    _nodes,
+    _stores,
+    _walk,
+    bound_names,
+    name_counts,
+)
 
 
 def _propagate_copies(fdef, grads):
@@ -74,7 +83,7 @@ def _drop_copy_backs(fdef):
     """``a = b`` then, before either name is rebound, ``b = a`` or ``a = b`` again (in the same
     block or a branch of an ``if`` below it): the second copy changes nothing and goes."""
     pairs = collections.Counter(
-        frozenset((s.targets[0].id, s.value.id)) for s in _walk(fdef) if _is_copy(s))
+        frozenset((s.targets[0].id, s.value.id)) for s in _nodes(fdef) if _is_copy(s))
     repeated = {pair for pair, n in pairs.items() if n > 1 and len(pair) == 2}
     changed = False
     bound = {}  # id(statement) -> the names it binds; a dropped copy's owners' go
@@ -184,9 +193,12 @@ def _ends_with(branch, a, b):
 
 
 def _drop_self_copies(block):
+    """``a = a`` goes; whether any went."""
     kept = [s for s in block if not (_is_copy(s) and s.targets[0].id == s.value.id)]
     if len(kept) != len(block):
         block[:] = kept or [ast.Pass()]
+        return True
+    return False
 
 
 def _is_copy(stmt):

@@ -21,7 +21,7 @@ from ..rules import raising
 from ..transform.nodes import Comment
 from .tidy_broadcasts import covered_broadcasts
 from .tidy_values import _assigns_only_name, _binds_names, _is_number
-from .tidy_walk import _blocks, _header, _loads, _stores, _walk
+from .tidy_walk import _blocks, _header, _loads, _nodes, _stores, _walk
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -119,7 +119,7 @@ def _dead_counters(fdef):
     1`` (an int: nothing else holds the object, ``range`` of it cannot fail, the loop does
     nothing)."""
     steps, counts, names, idle, targets = {}, {}, {}, {}, {}
-    for node in _walk(fdef):
+    for node in _nodes(fdef):  # (counts: the list walk, no generator)
         cls = node.__class__
         if cls is ast.Name:
             names[node.id] = names.get(node.id, 0) + 1

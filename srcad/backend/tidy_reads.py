@@ -102,7 +102,7 @@ class _Saves:
 
     def __init__(self, fdef):
         uses, self.appends, self.unpacks, other = {}, {}, {}, {}
-        for node in _walk(fdef):
+        for node in _nodes(fdef):  # (:func:`_walk`'s order, as a list: no generator)
             cls = node.__class__
             if cls is ast.Name:
                 uses[node.id] = uses.get(node.id, 0) + 1

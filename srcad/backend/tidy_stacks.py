@@ -9,12 +9,14 @@ three ways (made empty, appended tuples of one length, walked once in reverse), 
 only when its name is read nowhere from that loop on. One position always stays (the loop
 still runs once per saved iteration).
 
-Imports: the standard library only.
+Imports: the standard library and :mod:`.tidy_walk`.
 """
 
 from __future__ import annotations
 
 import ast
+
+from .tidy_walk import _FIELDS, _fields
 
 
 def _drop_unread_saves(fdef):
@@ -22,11 +24,12 @@ def _drop_unread_saves(fdef):
     whether anything changed."""
     order, uses, loops, appends, empty = {}, {}, {}, {}, {}
     for k, node in enumerate(_in_order(fdef)):  # one walk, in the order of the text
-        order[id(node)] = k
         if isinstance(node, ast.Name):
+            order[id(node)] = k  # (only names and loops are placed)
             uses.setdefault(node.id, []).append(node)
         elif isinstance(node, ast.For) and _reversed_name(node.iter) and isinstance(
                 node.target, ast.Tuple):
+            order[id(node)] = k
             loops.setdefault(_reversed_name(node.iter), []).append(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "append" and isinstance(node.func.value, ast.Name) and \
@@ -81,14 +84,16 @@ def _reversed_name(node):
 
 def _in_order(node):
     """Every node of ``node``, in the order of the text (a node before what it holds; tidy's
-    own walk goes level by level), as a list."""
+    own walk goes level by level), as a list; not the ``ctx`` and operator nodes, which hold
+    no name (:func:`.tidy_walk._fields`)."""
     out, todo = [], [node]
     AST = ast.AST
+    fields = _FIELDS
     while todo:
         node = todo.pop()
         out.append(node)
         children = []
-        for name in node._fields:
+        for name in fields.get(node.__class__) or _fields(node.__class__):
             child = getattr(node, name, None)
             if isinstance(child, AST):
                 children.append(child)

@@ -85,8 +85,8 @@ def _walk(node):
 
 
 def _nodes(node):
-    """The nodes :func:`_walk` gives, as a list (in another order): for the counts, which
-    change nothing as they go."""
+    """The nodes :func:`_walk` gives, in the same order, as a list: for the walks that change
+    nothing as they go (counts, tables), without a generator's step per node."""
     out = [node]
     push = out.append
     AST = ast.AST

@@ -1,8 +1,8 @@
 """Find a lambda's own tree in its file, even when other lambdas share its line.
 
 A lambda's code object knows its file and first line, not which of the lambdas on that line it
-is. :func:`read_lambda` parses the whole file (cached per file text), takes the lambdas that
-start on that line, and keeps the one whose code it is:
+is. :func:`read_lambda` parses the whole file (cached per file text, with its lambdas by
+line), takes the lambdas that start on that line, and keeps the one whose code it is:
 
 * on every version, each candidate is compiled on its own and compared with the code object:
   its parameters, its constants, the names it reads and its operations (name reads made
@@ -37,7 +37,7 @@ from ..core import naming
 from ..core.walk import walk_nodes
 from ..errors import SourceUnavailableError
 
-_parsed = {}  # filename -> (text, gast module)
+_parsed = {}  # filename -> (text, {line: the lambdas starting on it, in walk order})
 
 
 def read_lambda(func):
@@ -51,7 +51,7 @@ def read_lambda(func):
     text = "".join(lines)
     known = _parsed.get(filename)
     if known is not None and known[0] == text:
-        module = known[1]
+        by_line = known[1]
     else:
         try:
             module = gast.parse(text)
@@ -59,9 +59,13 @@ def read_lambda(func):
             return None
         if len(_parsed) >= 32:  # a few files at a time
             _parsed.clear()
-        _parsed[filename] = (text, module)
+        by_line = {}  # the file walked once, not once a lambda read (a test file's hundreds)
+        for n in walk_nodes(module):
+            if isinstance(n, gast.Lambda):
+                by_line.setdefault(n.lineno, []).append(n)
+        _parsed[filename] = (text, by_line)
     line = code.co_firstlineno
-    candidates = [n for n in walk_nodes(module) if isinstance(n, gast.Lambda) and n.lineno == line]
+    candidates = list(by_line.get(line, ()))
     if not candidates:
         return None
     node = _choose(candidates, code, func)

@@ -277,6 +277,12 @@ def _source(func, node, filename, first_line, text):
     return Source(func, node, filename, first_line, text, func.__globals__, closure, cells)
 
 
+def rebound(src, func):
+    """``src`` (read for a function of the same code) for ``func``: the same tree, read only,
+    with ``func``'s globals, closure and cells."""
+    return _source(func, src.node, src.filename, src.first_line, src.text)
+
+
 def _home(func):
     """The package whose code ``func`` runs (:func:`srcad.core.functions._home`)."""
     return functions._home(func)

@@ -74,26 +74,67 @@ def _name(id_, ctx=None):
 def changed_params(fn, depth=0):
     """``(changed, bare)``: the parameters ``fn`` writes into (see above), in order, and
     those of them changed by ``p op= v`` of the name itself; ``((), ())`` when none, or when
-    ``fn`` is not such a function."""
+    ``fn`` is not such a function.
+
+    What the text alone decides is worked out once per code object (:func:`_plan`); the
+    names of the functions it calls are looked up at every call (recorded, as the lowering's
+    other reads: a global rebound to another function makes the caller's code again)."""
+    plan = _plan(fn)
+    if plan is None or depth > _DEPTH:
+        return (), ()
+    src, local, entries, _ = plan
+    if src.func is not fn:  # the same code in another function (a closure made again)
+        src = source_module.rebound(src, fn)
+    changed, bare = [], []
+    for param, stored, uses in entries:
+        if stored or any(_written(src, fn, use, local, depth) for use in uses):
+            changed.append(param)
+            if stored:
+                bare.append(param)
+    return tuple(changed), tuple(bare)
+
+
+#: code object -> (code, plan): what :func:`changed_params` reads of a function's text, by
+#: the code's identity (kept alive here, so an id is never another code's); a function
+#: defined again has new code
+_PLANS = {}
+
+
+def _plan(fn):
+    """``(src, local, [(param, stored, uses), ...], void)`` for ``fn``'s code (None when it
+    is no such function): each parameter that may be written into, whether ``p op= v`` binds
+    it, and each use of it or of a view of it (:func:`_use`)."""
+    code = getattr(fn, "__code__", None)
+    known = _PLANS.get(id(code))
+    if known is not None and known[0] is code:
+        return known[1]
     try:
         src = source_module.read(fn)
     except Exception:  # noqa: BLE001 - no source: not copied
-        return (), ()
+        return None  # (not kept: the reason may be the function's, not its code's)
+    plan = _planned(src)
+    if len(_PLANS) >= 4096:  # (a bound: code objects of modules long gone)
+        _PLANS.clear()
+    _PLANS[id(code)] = (code, plan)
+    return plan
+
+
+def _planned(src):
     fdef = src.node
     args = fdef.args
-    if args.vararg or args.kwarg or depth > _DEPTH:
-        return (), ()
+    if args.vararg or args.kwarg:
+        return None
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
     nodes = _own(fdef)
     if any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)) for n in nodes):
-        return (), ()
+        return None
     parents = {c: n for n in nodes for c in gast.iter_child_nodes(n)}
     nested = {n.id for s in nodes if isinstance(s, _SCOPES) for n in walk_nodes(s)
               if isinstance(n, gast.Name)}
     declared = {x for n in walk_nodes(fdef) if isinstance(n, (gast.Global, gast.Nonlocal))
                 for x in n.names}
     local = passed_calls.bound_names(fdef)
-    changed, bare = [], []
+    entries = []
     for param in params:
         if param in nested or param in declared:
             continue
@@ -105,12 +146,12 @@ def changed_params(fn, depth=0):
                 n.value, gast.Name) and n.value.id == param for n in nodes):
             continue  # ys.append(v): the copy's list would be the caller's (changed_lists)
         shared = _views_of(param, nodes, parents)
-        if stores or any(_written(src, fn, n, parents, local, depth) for n in nodes
-                         if isinstance(n, gast.Name) and n.id in shared):
-            changed.append(param)
-            if stores:
-                bare.append(param)
-    return tuple(changed), tuple(bare)
+        uses = () if stores else tuple(_use(n, parents) for n in nodes
+                                       if isinstance(n, gast.Name) and n.id in shared)
+        entries.append((param, bool(stores), uses))
+    void = not any(isinstance(n, gast.Return) and n.value is not None and not (
+        isinstance(n.value, gast.Constant) and n.value.value is None) for n in nodes)
+    return src, local, entries, void
 
 
 def _views_of(param, nodes, parents):
@@ -143,8 +184,11 @@ def _views_of(param, nodes, parents):
     return shared
 
 
-def _written(src, fn, node, parents, local, depth):
-    """Whether this use of a name writes into its object."""
+def _use(node, parents):
+    """What the text tells of this use of a name: True where it writes into its object,
+    False where it does not, else ``(func, first, starred, position)``: it is the argument at
+    ``position`` of a call of ``func`` (``first``: the first; ``starred``: the call spreads
+    ``*xs``), which writes into it when the function called does (:func:`_written`)."""
     parent = parents.get(node)
     if isinstance(parent, gast.AugAssign) and parent.target is node:
         return True
@@ -168,22 +212,27 @@ def _written(src, fn, node, parents, local, depth):
     func = parent.func
     if isinstance(func, gast.Attribute) and func.attr == "at" and parent.args[0] is node:
         return True  # np.add.at(p, idx, v), any ufunc's
+    return (func, parent.args[0] is node, any(isinstance(a, gast.Starred) for a in parent.args),
+            parent.args.index(node))
+
+
+def _written(src, fn, use, local, depth):
+    """Whether this use of a name (:func:`_use`) writes into its object."""
+    if use is True or use is False:
+        return use
+    func, first, starred, position = use
     callee = resolve_any(src, func, local)
-    if any(callee is w for w in _WRITERS) and parent.args[0] is node:
+    if any(callee is w for w in _WRITERS) and first:
         return True
-    if not passed_calls.callee_function(callee) or callee is fn or any(
-            isinstance(a, gast.Starred) for a in parent.args):
+    if not passed_calls.callee_function(callee) or callee is fn or starred:
         return False
     inner = list(callee.__code__.co_varnames[:callee.__code__.co_argcount])
-    position = parent.args.index(node)
     return position < len(inner) and inner[position] in changed_params(callee, depth + 1)[0]
 
 
 def _void(fn):
     """Whether ``fn`` returns None wherever it returns (no ``return`` of a value)."""
-    return not any(isinstance(n, gast.Return) and n.value is not None and not (
-        isinstance(n.value, gast.Constant) and n.value.value is None)
-        for n in _own(source_module.read(fn).node))
+    return _plan(fn)[3]
 
 
 def _maker(fn, changed):
