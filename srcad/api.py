@@ -475,6 +475,7 @@ def _jvp_with_records(fn, records, transformed, positions):
         return tuple(pytrees.as_records(part, records, t._mode, t._single, t._wrt)
                      for part in result)
 
+    with_records.__srcad_flat__ = (fn, positions)  # (srcad.tree_jacobians: the dict code)
     return with_records
 
 

@@ -1,0 +1,146 @@
+"""Hessians of records by the dict code (trees34, ``srcad.tree_jacobians._fwd_plan``): a
+plan for a named tuple or dataclass of floats calls the forward-mode code made for the
+records read as dicts, the records flattened once a call, instead of the wrapper that
+flattens them and makes records again at each pass; and a dict's gradient built by
+``items_at``'s one pass (every item read once).
+
+Each must stay exact when the arguments change between calls (an int, a NumPy number or an
+array leaf, another record class, a record nested in a record, a record not differentiated
+beside one that is, two records differentiated together): each case against central
+differences and autograd (the same function written with ``autograd.numpy`` over the
+flattened leaves), its structure against the argument's, and the plan's use by counting
+the full path's walks.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+import pytest
+from sampling import LONG, sample
+from test_calls32_trees import DC, NT, flat, unflat
+from test_calls33_tree_plans import (  # walks: the fixture
+    ag_rec,
+    check,
+    f_rec,
+    hessian_rows,
+    same_structure,
+    walks,  # noqa: F401
+)
+from twin_checks import central
+
+import srcad
+from srcad import pytrees
+
+autograd = pytest.importorskip("autograd")
+anp = pytest.importorskip("autograd.numpy")
+
+Three = collections.namedtuple("Three", "a b c")
+
+
+def f_nested(p):  # a record in a record
+    return math.sin(p.a.a) * p.b + p.a.b * p.b * p.a.a
+
+
+def ag_nested(p):
+    return anp.sin(p.a.a) * p.b + p.a.b * p.b * p.a.a
+
+
+def f_three(p):
+    return math.sin(p.a) * p.b + p.c * p.a * p.a
+
+
+def ag_three(p):
+    return anp.sin(p.a) * p.b + p.c * p.a * p.a
+
+
+def test_records_changed_between_calls(walks):  # noqa: F811
+    """A named tuple of floats, then leaves of other classes (the full path), again."""
+    xs = [NT(0.7, 0.3), NT(np.float64(0.7), 0.3), NT(1, 0.3), NT(0.7, 0.3),
+          NT(np.array([0.7, 0.2]), 0.3), DC(0.7, 0.3), NT(0.7, 0.3)]
+    check(f_rec, ag_rec, xs if LONG else xs[:4] + xs[5:], walks)
+
+
+@pytest.mark.parametrize("make", sample([NT, DC], 2))
+def test_a_record_nested_in_a_record(make, walks):  # noqa: F811
+    xs = [make(DC(0.7, 0.2), 0.3), make(NT(0.7, 0.2), 0.3), make(DC(0.5, 0.1), 0.4)]
+    check(f_nested, ag_nested, xs if LONG else xs[:1] + xs[2:], walks)
+
+
+def test_a_record_of_three_fields(walks):  # noqa: F811
+    check(f_three, ag_three, [Three(0.7, 0.3, 0.2), Three(0.1, -0.4, 1.5)], walks)
+
+
+def g_two(p, q):  # two records: q differentiated or not
+    return math.sin(p.a) * q.b + p.b * q.a * q.a
+
+
+def ag_two(p, q):
+    return anp.sin(p.a) * q.b + p.b * q.a * q.a
+
+
+def hessian_ref(p, q, wrt):
+    def of(v):
+        args = [p, q]
+        start = 0
+        for w in wrt:
+            args[w], start = unflat(v, args[w], start)
+        return ag_two(*args)
+
+    v = np.concatenate([flat((p, q)[w]) for w in wrt])
+    grad = autograd.grad(of)
+    cd = [central(lambda w, i=i: grad(w)[i], [v], 0) for i in range(len(v))]
+    want = autograd.hessian(of)(v)
+    np.testing.assert_allclose(cd, want, rtol=1e-5, atol=1e-7)
+    return want
+
+
+@pytest.mark.parametrize("wrt", [0, (0, 1)])
+def test_two_records(wrt, walks):  # noqa: F811
+    """One record differentiated beside another that is not, or both (the tangents of
+    both read as dicts); each call twice (the second by the plan), against the references."""
+    hess = srcad.hessian(g_two, wrt=wrt)
+    cases = [(NT(0.7, 0.3), DC(0.4, -0.2)), (NT(0.7, 0.3), DC(0.4, np.float64(-0.2))),
+             (NT(0.1, 0.5), DC(1.2, 0.3))]
+    for p, q in cases:
+        want = hessian_ref(p, q, (wrt,) if wrt == 0 else wrt)
+        floats = type(q.b) is float
+        for n in range(2):
+            before = walks[0]
+            got = hess(p, q)
+            if wrt == 0:
+                for row in hessian_rows(got, p):
+                    same_structure(row, p)
+                rows = [flat(r) for r in hessian_rows(got, p)]
+            else:  # (rows by argument, then field; each row over both arguments' fields)
+                rows = [flat(r) for i in range(2) for r in hessian_rows(got[i], (p, q)[i])]
+            np.testing.assert_allclose(np.array(rows), want, rtol=1e-8, atol=1e-10)
+            if n and floats:
+                assert walks[0] == before, "a structure of floats seen before walked again"
+
+
+def test_the_plan_calls_the_dict_code(monkeypatch):
+    """After the first call, a record's Hessian makes no record from the dict code's
+    output (the wrapper's ``as_flat_records``/``as_records`` at each pass): its plan reads
+    the dict code's dicts; a named tuple's and a dataclass's."""
+    made = [0]
+
+    def counting(f):
+        def counted(*args, **kwargs):
+            made[0] += 1
+            return f(*args, **kwargs)
+
+        return counted
+
+    for name in ("as_flat_records", "as_records"):
+        monkeypatch.setattr(pytrees, name, counting(getattr(pytrees, name)))
+    for x, ag in ((NT(0.7, 0.3), ag_rec), (DC(0.7, 0.3), ag_rec)):
+        hess = srcad.hessian(f_rec)
+        hess(x)
+        before = made[0]
+        got = hess(x)
+        assert made[0] == before
+        want = autograd.hessian(lambda v, x=x, ag=ag: ag(unflat(v, x)[0]))(flat(x))
+        np.testing.assert_allclose([flat(r) for r in hessian_rows(got, x)], want, rtol=1e-9)
