@@ -219,7 +219,8 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
     n_args = len(args)
     if at:  # (the records read as dicts, as the wrapper reads them: once a call here)
         lines.append("    args = (" + "".join(
-            f"flat(args[{i}]), " if i in at else f"args[{i}], " for i in range(n_args)) + ")")
+            (_flat_text(a, f"args[{i}]") or f"flat(args[{i}])") + ", " if i in at else
+            f"args[{i}], " for i, a in enumerate(args)) + ")")
     flat_args = [pytrees.flatten(a) if i in at else a for i, a in enumerate(args)]
     columns = []  # (k, m) in order
     out = None
@@ -313,6 +314,23 @@ def _display(shape, items, space, raw=False, leaf=None, flat=False):
         return f"[{inner}]" if head is list else f"({inner})"
 
     return text(shape)
+
+
+def _flat_text(value, spelled):
+    """The text of a display making :func:`srcad.pytrees.flatten`'s dict of the record
+    ``value`` (named ``spelled``) whose fields are floats or such records, else None (the
+    call key the plan is kept under holds the classes, so every call's are such)."""
+    kind = tree_keys._record_kind(type(value))
+    if kind not in ("tuple", "fields"):
+        return None
+    parts = []
+    for i, (k, v) in enumerate(pytrees.fields_of(value).items()):
+        at = f"{spelled}[{i}]" if kind == "tuple" else f"{spelled}.__dict__[{k!r}]"
+        text = at if type(v) is float else _flat_text(v, at)
+        if text is None:
+            return None
+        parts.append(f"{k!r}: {text}")
+    return "{" + ", ".join(parts) + "}"
 
 
 def _reads(value, spelled, space):

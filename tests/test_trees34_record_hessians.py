@@ -69,6 +69,18 @@ def test_a_record_nested_in_a_record(make, walks):  # noqa: F811
     check(f_nested, ag_nested, xs if LONG else xs[:1] + xs[2:], walks)
 
 
+def f_listed(p):  # a record holding a list (read as a dict by flatten, not by a display)
+    return math.sin(p.a[0]) * p.b + p.a[1] * p.b * p.a[0]
+
+
+def ag_listed(p):
+    return anp.sin(p.a[0]) * p.b + p.a[1] * p.b * p.a[0]
+
+
+def test_a_record_holding_a_list(walks):  # noqa: F811
+    check(f_listed, ag_listed, [NT([0.7, 0.2], 0.3), DC([0.5, 0.1], 0.4)], walks)
+
+
 def test_a_record_of_three_fields(walks):  # noqa: F811
     check(f_three, ag_three, [Three(0.7, 0.3, 0.2), Three(0.1, -0.4, 1.5)], walks)
 
