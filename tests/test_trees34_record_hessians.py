@@ -57,9 +57,10 @@ def ag_three(p):
 
 
 def test_records_changed_between_calls(walks):  # noqa: F811
-    """A named tuple of floats, then leaves of other classes (the full path), again."""
+    """A named tuple of floats, then leaves of other classes (the full path), again (an
+    array leaf: tests/test_calls33_tree_plans, math.sin here)."""
     xs = [NT(0.7, 0.3), NT(np.float64(0.7), 0.3), NT(1, 0.3), NT(0.7, 0.3),
-          NT(np.array([0.7, 0.2]), 0.3), DC(0.7, 0.3), NT(0.7, 0.3)]
+          NT(0.7, np.float64(0.3)), DC(0.7, 0.3), NT(0.7, 0.3)]
     check(f_rec, ag_rec, xs if LONG else xs[:4] + xs[5:], walks)
 
 
