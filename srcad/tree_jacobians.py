@@ -22,7 +22,10 @@ in order and leaf classes), for arguments whose trees hold floats alone:
 - forward mode: the forward-mode code called once per number with tangents made by a
   display compiled for the structure (new objects each call), each pass's value and tangent
   tested by compiled conditions against what the first call's passes gave (classes, key
-  order, leaf classes), the columns read and the result built by code compiled for them.
+  order, leaf classes), the columns read and the result built by code compiled for them;
+  for records, the code made for them read as dicts (what ``api._jvp_with_records``
+  wraps), each record read as the dict of its fields once a call by a display compiled for
+  its class, when that code's passes give the wrapper's leaves on the first call.
 
 A plan runs while every name its code read finds the object it found
 (:func:`srcad.fast_checks.checks`); anything else (another structure, an int or array leaf, a
