@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from sampling import LONG, sample
 from test_calls32_trees import DC, NT, flat, unflat
+from test_calls32_trees import same_structure as shaped_as  # (a number of any class)
 from test_calls33_tree_plans import (  # walks: the fixture
     ag_rec,
     check,
@@ -219,3 +220,49 @@ def test_items_at_of_a_dict(case):
     for k in like:
         np.testing.assert_array_equal(got[k], want[k])
         assert np.shape(got[k]) == np.shape(like[k]) and got[k] is not like[k]
+
+
+SCALE = 1.5
+
+
+def f_scaled(p):  # reads SCALE: rebound by the test (the code made for it is made again)
+    return math.sin(p["a"]) * p["b"] * SCALE + p["a"] * p["b"] * p["b"]
+
+
+def ag_scaled(p):
+    return anp.sum(anp.sin(p["a"]) * p["b"] * SCALE + p["a"] * p["b"] * p["b"])
+
+
+def f_np_dict(p):  # NumPy: an array leaf too
+    return np.sum(np.sin(p["a"]) * p["b"] * SCALE + p["a"] * p["b"] * p["b"])
+
+
+def vjp_checked(f, twin, p):
+    """``vjp(f, p)``'s value and pullback of 1.0 and 2.0 against autograd and central
+    differences, the gradient in ``p``'s structure."""
+    value, pb = srcad.vjp(f, p)
+    (g,) = pb(1.0)
+    shaped_as(g, p)
+    v = flat(p)
+    want = autograd.grad(lambda w: twin(unflat(w, p)[0]))(v)
+    np.testing.assert_allclose(central(lambda w: f(unflat(w, p)[0]), [v], 0), want,
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(flat(g), want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(flat(pb(2.0)[0]), 2 * want, rtol=1e-9, atol=1e-12)
+    assert value == pytest.approx(float(twin(p)), rel=1e-12)
+
+
+def test_vjp_of_containers_changed_between_calls(monkeypatch):
+    """``vjp`` of a dict calls ``value_and_grad``'s code for its structure directly
+    (``srcad.tree_calls``) after the first calls; another key order, an extra key, a NumPy
+    number, an int or an array leaf, a list, and a rebound name take the dispatcher."""
+    global SCALE
+    xs = [{"a": 0.7, "b": 0.3}, {"b": 0.3, "a": 0.7}, {"a": 0.7, "b": 0.3, "c": 0.5},
+          {"a": np.float64(0.7), "b": 0.3}, {"a": 1, "b": 0.3}, {"a": 0.7, "b": 0.3}]
+    for p in ([xs[0]] * 3 + xs) if LONG else [xs[0]] * 3 + [xs[1], xs[3], xs[0]]:
+        vjp_checked(f_scaled, ag_scaled, p)
+    monkeypatch.setattr(__import__(__name__), "SCALE", 2.5)
+    assert SCALE == 2.5
+    vjp_checked(f_scaled, ag_scaled, xs[0])  # (the name rebound: the code made again)
+    for p in [{"a": 0.7, "b": 0.3}] * 3 + [{"a": np.array([0.7, 0.2]), "b": 0.3}]:
+        vjp_checked(f_np_dict, ag_scaled, p)
