@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from . import aux_calls, fast_calls, jacobians_batched, pipeline, pytrees, tree_keys
+from . import aux_calls, fast_calls, jacobians_batched, pipeline, pytrees, tree_calls, tree_keys
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import (
@@ -224,7 +224,7 @@ def _vjp(f, args, wrt, has_aux, backend):
             prepare(transformed, args)  # per classes: containers of another structure, or
             prepared.add(types)  # names rebound since, are made at the pullback, as before)
         fast_calls.vjp_closure(fast[0], fast[1], types, called, transformed, gradient,
-                               _vg_of(called, fast[1], len(args)))
+                               _vg_of(called, fast[1], len(args), types))
         eager = fast_calls.eager(fast[0], fast[1], types)
         if eager is not None:
             return eager(args)
@@ -261,7 +261,7 @@ def _vjp(f, args, wrt, has_aux, backend):
         types = tuple(map(type, args))
         _vjps[fast] = (f, transformed, gradient, {types})
         fast_calls.vjp_closure(fast[0], fast[1], types, f, transformed, gradient,
-                               _vg_of(f, wrt, len(args)))
+                               _vg_of(f, wrt, len(args), types))
         eager = fast_calls.eager(fast[0], fast[1], types)
         if eager is not None:  # made here: the next call makes nothing
             return eager(args)
@@ -272,10 +272,13 @@ def _vjp(f, args, wrt, has_aux, backend):
     return (value, pullback, aux) if has_aux else (value, pullback)
 
 
-def _vg_of(f, wrt, n):
-    """What makes ``f``'s value_and_grad for vjp's ``wrt`` (None: all ``n`` arguments)."""
+def _vg_of(f, wrt, n, types=()):
+    """What makes ``f``'s value_and_grad for vjp's ``wrt`` (None: all ``n`` arguments), for
+    arguments of ``types`` (containers: :func:`srcad.tree_calls.direct`)."""
     wrt = tuple(range(n)) if wrt is None else wrt
-    return lambda: _transform(f, wrt, "value_and_grad").function
+    if fast_calls.plain_types(types):
+        return lambda: _transform(f, wrt, "value_and_grad").function
+    return lambda: tree_calls.direct(_transform(f, wrt, "value_and_grad"))  # (containers)
 
 
 _AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once
@@ -475,6 +478,7 @@ def _jvp_with_records(fn, records, transformed, positions):
         return tuple(pytrees.as_records(part, records, t._mode, t._single, t._wrt)
                      for part in result)
 
+    with_records.__srcad_flat__ = (fn, positions)  # (srcad.tree_jacobians: the dict code)
     return with_records
 
 

@@ -192,18 +192,16 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
 
 def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
     """``vjp`` of a function whose output was a number for arguments of these types: its
-    value and its gradient by one ``value_and_grad`` call (what they cost together, the
-    computations the value and the gradient share made once; ``make`` makes it at the first
+    value and its gradient by one ``value_and_grad`` call (``make`` makes it at the first
     call), the first pullback of 1.0 then hands that gradient over (later ones run ``gradient``,
-    grad's code: the caller owns what it was given first), any other cotangent runs the vjp
-    code. A call whose output is not a number, or that raises anything, takes ``lazy`` (the
-    function for the value, the derivative code at the pullback), which behaves as before:
-    an error the gradient alone meets is raised by the pullback, not by ``vjp``. For numbers
-    (``numbers``: ``[(table, types, called)]``), its first call compiles the two codes into
-    one function put in its place (:func:`srcad.backend.call_fronts.vjp_front`). ``aux``:
-    ``vjp(f, ..., has_aux=True)`` of ``f`` read with its aux (:mod:`srcad.aux_calls`):
-    ``make()``'s code returns ``((value, aux), gradients)`` (f's statements run once), the
-    closure ``(value, pullback, aux)``."""
+    grad's code: the caller owns what it was given first), any other cotangent the vjp code.
+    A call whose output is not a number, or that raises anything, takes ``lazy`` (the value,
+    the derivative code at the pullback: an error the gradient alone meets is raised by the
+    pullback). For numbers (``numbers``: ``[(table, types, called)]``), its first call
+    compiles the two codes into one function put in its place
+    (:func:`srcad.backend.call_fronts.vjp_front`). ``aux``: ``vjp(f, ..., has_aux=True)`` of
+    ``f`` read with its aux (:mod:`srcad.aux_calls`): ``make()``'s code returns ``((value,
+    aux), gradients)``, the closure ``(value, pullback, aux)``."""
     made = []
 
     def vjp_of(args):
@@ -230,6 +228,7 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
                     if wrt is None and call_fronts.VJP not in vars(f):
                         call_fronts.FRONTS.put(f, call_fronts.VJP, front)
 
+        of = (f, args, wrt, aux, value)  # (srcad reads it in its cell: call_fronts.HELD)
         def eager_pullback(dy):
             nonlocal grads
             if dy.__class__ is float and dy == 1.0:  # (a float's class: no call of type)
@@ -237,15 +236,16 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
                     return gradient(*args) if len(args) != 1 else gradient(args[0])
                 first, grads = grads, None  # the first time, the gradient made with the value
                 return first
-            check_companion(value, dy, "cotangent")
+            check_companion(of[4], dy, "cotangent")
             return transformed(dy, *args)
 
-        # what srcad reads for the pullback in code it differentiates (as srcad.vjp names it)
-        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, aux, value)
         return (value, eager_pullback, aux_value) if aux else (value, eager_pullback)
 
     vjp_of.eager = True
     return vjp_of
+
+
+call_fronts.held_codes(eager_vjp, "eager_pullback")
 
 
 def eager(f, wrt, types):

@@ -22,7 +22,10 @@ in order and leaf classes), for arguments whose trees hold floats alone:
 - forward mode: the forward-mode code called once per number with tangents made by a
   display compiled for the structure (new objects each call), each pass's value and tangent
   tested by compiled conditions against what the first call's passes gave (classes, key
-  order, leaf classes), the columns read and the result built by code compiled for them.
+  order, leaf classes), the columns read and the result built by code compiled for them;
+  for records, the code made for them read as dicts (what ``api._jvp_with_records``
+  wraps), each record read as the dict of its fields once a call by a display compiled for
+  its class, when that code's passes give the wrapper's leaves on the first call.
 
 A plan runs while every name its code read finds the object it found
 (:func:`srcad.fast_checks.checks`); anything else (another structure, an int or array leaf, a
@@ -186,10 +189,20 @@ def _test(value):
 
 def _fwd_plan(jac, args, plans, key, expected):
     """Forward mode: the plan for this structure, when ``expected`` (the full path's
-    Jacobian) is what it gives (else None)."""
+    Jacobian) is what it gives (else None). Records: the dict code itself, the records read
+    as dicts once a call (not the wrapper's flatten and records made again at each pass),
+    when its passes give the wrapper's leaves; else the wrapper."""
     fn, full = jacobian_trees._function(jac, args)
     if len(full) != len(args) or any(a is not b for a, b in zip(full, args)):
         return
+    flat = getattr(fn, "__srcad_flat__", None)  # (srcad.api._jvp_with_records)
+    return (flat is not None and _fwd_text(jac, args, plans, key, expected, fn, flat)) or (
+        _fwd_text(jac, args, plans, key, expected, fn, None))
+
+
+def _fwd_text(jac, args, plans, key, expected, fn, flat):
+    """:func:`_fwd_plan`'s plan calling ``fn`` (the wrapper, with ``flat``: its dict code
+    and the positions it reads as dicts), or None."""
     shapes, counts = [], []
     for p in jac.index:
         found = []
@@ -198,22 +211,40 @@ def _fwd_plan(jac, args, plans, key, expected):
         except (jacobian_trees._NotNumbers, RecursionError):
             return
         counts.append(len(found))
-    space = {"fn": fn, "MISS": _MISS, "made": pytrees.made_like,
+    raw, at = flat or (fn, ())
+    space = {"fn": raw, "MISS": _MISS, "made": pytrees.made_like, "flat": pytrees.flatten,
              "float": float, "plans": plans, "pk": key}
     space["same"], space["ok"] = checks(fn.__srcad_reads__)
     lines = ["def fwd_plan(args):",
              "    if not (same() or ok()):",
              "        plans.pop(pk, None)",
              "        return MISS"]
+    n_args = len(args)
+    if at:  # (the records read as dicts, as the wrapper reads them: once a call here)
+        lines.append("    args = (" + "".join(
+            (_flat_text(a, f"args[{i}]") or f"flat(args[{i}])") + ", " if i in at else
+            f"args[{i}], " for i, a in enumerate(args)) + ")")
+    flat_args = [pytrees.flatten(a) if i in at else a for i, a in enumerate(args)]
     columns = []  # (k, m) in order
     out = None
     for k in range(len(shapes)):
         for m in range(counts[k]):
-            tangents = [_display(s, [1.0 if (j, n) == (k, m) else 0.0 for n in range(c)],
-                                 space) for j, (s, c) in enumerate(zip(shapes, counts))]
+            seeds = [[1.0 if (j, n) == (k, m) else 0.0 for n in range(c)] for j, c in
+                     enumerate(counts)]
+            tangents = [_display(s, seed, space) for s, seed in zip(shapes, seeds)]
             value, t = fn(*args, *[eval(text, space) for text in tangents])  # noqa: S307
-            v_test = tree_keys.key_test(value, "v", space)
-            t_test = tree_keys.key_test(t, "t", space)
+            rv, rt = value, t
+            if at:  # the dict code's pass, read as dicts: the wrapper's leaves, in order
+                tangents = [_display(s, seed, space, flat=n_args + j in at)
+                            for j, (s, seed) in enumerate(zip(shapes, seeds))]
+                try:
+                    rv, rt = raw(*flat_args, *[eval(x, space) for x in tangents])  # noqa: S307
+                    if not (_same_leaves(value, rv) and _same_leaves(t, rt, True)):
+                        return
+                except Exception:  # noqa: BLE001 - (the wrapper's plan then)
+                    return
+            v_test = tree_keys.key_test(rv, "v", space)
+            t_test = tree_keys.key_test(rt, "t", space)
             if v_test is None or t_test is None:
                 return
             found = []
@@ -229,7 +260,7 @@ def _fwd_plan(jac, args, plans, key, expected):
             lines += [f"    v, t = fn(*args, {''.join(x + ', ' for x in tangents)})",
                       f"    if not ({' and '.join(v_test + t_test)}):",
                       "        return MISS",
-                      f"    c{c} = ({''.join(x + ', ' for x in _reads(t, 't', space))})"]
+                      f"    c{c} = ({''.join(x + ', ' for x in _reads(rt, 't', space))})"]
             columns.append((k, m))
     if out is None:
         return
@@ -258,10 +289,11 @@ def _fwd_plan(jac, args, plans, key, expected):
     return plan if _same(plan(args), expected) else None
 
 
-def _display(shape, items, space, raw=False, leaf=None):
+def _display(shape, items, space, raw=False, leaf=None, flat=False):
     """The text of a display building a value of ``shape`` (:func:`jacobian_trees._shape`)
     whose leaves are ``items`` in order (floats written out, or texts with ``raw``), or
-    ``leaf()``'s texts; a record's made by ``made`` (its class's example in ``space``)."""
+    ``leaf()``'s texts; a record's made by ``made`` (its class's example in ``space``), or
+    with ``flat`` the dict of its fields (:func:`srcad.pytrees.flatten`'s)."""
     it = iter(items) if items is not None else None
 
     def text(s):
@@ -271,7 +303,7 @@ def _display(shape, items, space, raw=False, leaf=None):
             v = next(it)
             return v if raw else repr(v)
         head = s[0]
-        if head is dict:
+        if head is dict or flat and type(head) is jacobian_trees._Record:
             return "{" + ", ".join(f"{k!r}: {text(sub)}" for k, sub in s[1:]) + "}"
         if type(head) is jacobian_trees._Record:
             name = f"R{len(space)}"
@@ -285,6 +317,23 @@ def _display(shape, items, space, raw=False, leaf=None):
         return f"[{inner}]" if head is list else f"({inner})"
 
     return text(shape)
+
+
+def _flat_text(value, spelled):
+    """The text of a display making :func:`srcad.pytrees.flatten`'s dict of the record
+    ``value`` (named ``spelled``) whose fields are floats or such records, else None (the
+    call key the plan is kept under holds the classes, so every call's are such)."""
+    kind = tree_keys._record_kind(type(value))
+    if kind not in ("tuple", "fields"):
+        return None
+    parts = []
+    for i, (k, v) in enumerate(pytrees.fields_of(value).items()):
+        at = f"{spelled}[{i}]" if kind == "tuple" else f"{spelled}.__dict__[{k!r}]"
+        text = at if type(v) is float else _flat_text(v, at)
+        if text is None:
+            return None
+        parts.append(f"{k!r}: {text}")
+    return "{" + ", ".join(parts) + "}"
 
 
 def _reads(value, spelled, space):
@@ -309,6 +358,19 @@ def _reads(value, spelled, space):
     space.setdefault("fields", pytrees.fields_of)
     return [r for k, v in pytrees.fields_of(value).items()
             for r in _reads(v, f"fields({spelled})[{k!r}]", space)]
+
+
+def _same_leaves(a, b, zero=False):
+    """Whether trees ``a`` and ``b`` hold equal leaves of equal classes in the same order
+    (:func:`jacobian_trees._shape`'s; ``zero``: a None leaf is a zero)."""
+    found_a, found_b = [], []
+    try:
+        jacobian_trees._shape(a, found_a, zero)
+        jacobian_trees._shape(b, found_b, zero)
+    except (jacobian_trees._NotNumbers, RecursionError):
+        return False
+    return len(found_a) == len(found_b) and all(
+        type(x) is type(y) and (x == y or x != x and y != y) for x, y in zip(found_a, found_b))
 
 
 def _same(a, b):

@@ -196,10 +196,27 @@ def short_hvp(slow, point):
     return hvp
 
 
+#: the code of pullbacks written by hand that hold ``(f, args, wrt, has_aux, value)`` in
+#: their cell ``of`` (:func:`srcad.fast_calls.eager_vjp`'s: no attribute set per call)
+HELD = set()
+
+
+def held_codes(fn, name):
+    """Put the code of the functions named ``name`` defined in ``fn`` (at any depth) in
+    :data:`HELD`."""
+    for const in fn.__code__.co_consts if callable(fn) else fn.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == name and "of" in const.co_freevars:
+                HELD.add(const)
+            held_codes(const, name)
+
+
 def pullback_of(fn):
-    """``(f, args, wrt, has_aux, value)`` of a pullback compiled here (read from its cells),
-    else None."""
+    """``(f, args, wrt, has_aux, value)`` of a pullback compiled here (read from its cells)
+    or held in its cell ``of`` (:data:`HELD`), else None."""
     code = getattr(fn, "__code__", None)
+    if code in HELD:
+        return fn.__closure__[code.co_freevars.index("of")].cell_contents
     if getattr(code, "co_name", None) != PULLBACK or not getattr(fn, "__closure__", None):
         return None
     try:

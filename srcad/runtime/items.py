@@ -24,16 +24,19 @@ def items_at(like, indices, values):
     backward sweep adds into an array in place only where it made the array itself), a list
     or dict as a new one (a callee's backward part pops from its lists)."""
     kind = type(like)
-    if (kind is tuple or kind is list) and len(indices) == len(like):
-        # the common case first (every item of a callee's result read once, lstm's cells):
-        # each item's gradient placed, no zeros to make, no pass over the rest
-        out = [None] * len(like)
+    if (kind is tuple or kind is list or kind is dict) and len(indices) == len(like):
+        # the common case first (every item of a callee's result read once, lstm's cells, a
+        # dict of parameters): each item's gradient placed, no zeros to make, no pass over
+        # the rest (a dict's keys in its order: ``fromkeys``)
+        out = [None] * len(like) if kind is not dict else dict.fromkeys(like)
         for i, v in zip(indices, values):
             if out[i] is not None:
                 break  # an item read twice (another one is then not): the general way
             item = like[i]
             kind_v = type(v)
-            if kind_v is _ARRAY:
+            if kind_v is float and item.__class__ is float:
+                out[i] = v  # (as _placed: a float's gradient as it is)
+            elif kind_v is _ARRAY:
                 out[i] = v if type(item) is _ARRAY and v.dtype is _FLOAT64 and (
                     v.shape == item.shape) else _placed(v, item)
             elif kind_v is list and type(item) is list and len(v) == len(item):
