@@ -187,11 +187,14 @@ def _dict_lines(x, args, wrt):
     """The lines of a Jacobian with respect to a dict argument ``x`` (outside27; JAX's
     pytree of Jacobians, as :func:`srcad.jacobian` gives at top level): for each key, the
     columns along each number of ``x[k]`` (a tangent dict one-hot there, zero elsewhere),
-    the output's shape and then the key's shape; the output an array or a number (checked,
-    as below). The keys come from :func:`keys_of`, no derivative whatever ``x`` is."""
+    the output's shape and then the key's shape; each item (first) and the output an array
+    or a number (checked, as below: a nested dict's one-hot tangents are not made here). The
+    keys come from :func:`keys_of`, no derivative whatever ``x`` is."""
     k, j = "_srcad_k", "_srcad_j"
     return [
         f"if isinstance({x}, dict):",
+        f"    for {k} in _srcad_keys({x}):",
+        f"        _srcad_check({x}[{k}], 0.0, _srcad_where)",
         "    _srcad_out = {}",
         f"    for {k} in _srcad_keys({x}):",
         "        _srcad_cols = []",

@@ -57,12 +57,15 @@ Since session 33 (``tools/mutant_checks33.py``): ``raises`` (a mutant whose plai
 its ``value_and_grad`` and ``jvp`` must raise too, one returning is WRONG; the mutant stays
 INVALID otherwise) and ``trees`` (the gradient again through a dict, its keys reordered, an
 extra key, named tuples and dataclasses of the same fields); session 33's mutations are in
-``tools/mutations33.py``.
+``tools/mutations33.py``; session 34's (callees writing into their arguments, ``+=`` into
+arrays of each dtype, discarded values raising for some shapes in callees, tree plans) in
+``tools/mutations34.py``.
 
 Imports: argparse, ast, collections, hashlib, importlib, json, os, pickle, random, signal,
 subprocess, sys, tempfile, time, numpy, tools/differential, tools/mutant_checks,
 tools/mutant_checks32, tools/mutant_checks33, tools/mutant_sources, tools/mutations,
-tools/mutations31, tools/mutations32, tools/mutations33, and srcad, autograd in the worker.
+tools/mutations31, tools/mutations32, tools/mutations33, tools/mutations34, and srcad,
+autograd in the worker.
 """
 
 from __future__ import annotations
@@ -98,6 +101,7 @@ import mutations  # noqa: E402
 import mutations31  # noqa: E402,F401 - adds session 31's mutations to mutations.MUTATIONS
 import mutations32  # noqa: E402,F401 - adds session 32's mutations to mutations.MUTATIONS
 import mutations33  # noqa: E402,F401 - adds session 33's mutations to mutations.MUTATIONS
+import mutations34  # noqa: E402 - adds session 34's mutations to mutations.MUTATIONS
 
 ORDER = ["WRONG", "CRASH", "VAGUE", "KINK", "REFUSED", "CONVENTION", "PASS", "INVALID"]
 MUTANT_SECONDS = 60  # (session 31: the aux, Jacobian and Hessian checks take their time)
@@ -157,6 +161,8 @@ def module_text(fn, node, direct, engine="numpy", copies=()):
     text = fn.module_text(node, engine)
     if "_srcad." in text:  # session 32's inner_grads: srcad.grad called in the mutant
         text = "import srcad as _srcad\n" + text
+    if "_srcad_w_" in text:  # session 34's written_args: the module's writers
+        text += mutations34.WRITERS
     if engine == "autograd":
         text = "import autograd.numpy as _np\n" + text
     else:

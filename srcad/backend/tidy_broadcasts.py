@@ -21,7 +21,7 @@ import numpy as np
 from ..rules import raising
 from .tidy_walk import _stores, _walk
 
-_JOINT = raising.Alike("every array")
+_JOINT, _JOINT_COMPLEX = raising.Alike("every array"), raising.Alike("every array", True)
 #: the NumPy reductions and methods whose result is a number: what broadcasts inside them
 #: is apart from what broadcasts outside
 _REDUCERS = frozenset({"sum", "mean", "prod", "all", "any"})
@@ -40,7 +40,8 @@ class _Joint:
 
     def get(self, name, default=raising.OWN):
         fact = self.facts.get(name, default)
-        return _JOINT if isinstance(fact, raising.Alike) else fact
+        return (_JOINT_COMPLEX if fact.complex else _JOINT) if isinstance(
+            fact, raising.Alike) else fact
 
 
 def covered_broadcasts(body, loads, arrays, safe):
@@ -88,7 +89,8 @@ def _roots(node, arrays, groups):
     if cls is ast.Name:
         fact = arrays.get(node.id)
         return frozenset({fact.root}) if isinstance(fact, raising.Alike) else (
-            frozenset() if fact in (raising.NUMBER, raising.OWN) else None)
+            frozenset() if fact in (raising.NUMBER, raising.FLOAT, raising.CNUMBER,
+                                    raising.OWN) else None)
     if cls in (ast.BinOp, ast.UnaryOp, ast.Compare):
         parts = [node.left, node.right] if cls is ast.BinOp else [node.operand] if (
             cls is ast.UnaryOp) else [node.left] + node.comparators

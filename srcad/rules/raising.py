@@ -39,21 +39,46 @@ Anything else may raise: subscripts (``IndexError``, ``KeyError``), ``math`` fun
 (``math.log(0.0)``), ``int()`` and ``float()``, ``a @ b`` and ``np.dot`` (inner sizes),
 other NumPy functions (``np.linalg.inv`` of a singular matrix, ``np.reshape`` to a wrong
 size, ``np.concatenate`` of arrays of other ranks), calls of your functions or of anything
-not known pure. Known gaps: a complex number given to a ufunc with float loops only
-(``np.floor``) and a Python int past 2**64 given to a ufunc raise ``TypeError`` and are taken
-as not raising.
+not known pure.
 
-Imports NumPy and the standard library's ``functools`` and ``operator``.
+Values of other types: a complex value given to a ufunc with no complex loop (``np.floor``,
+``np.arctan2``) raises ``TypeError``, as do ``//`` and ``%`` of a complex value and ``<`` of a
+Python complex; a Python int past 2**63 given to most ufuncs (``np.sin(2 ** 70)``: NumPy makes
+an object array and looks for an ``int.sin`` method) raises, and mixed with a NumPy integer or
+an integer array (``np.int64(3) + 2 ** 70``) overflows. So a number is :data:`FLOAT`
+(certainly a float: :mod:`srcad.analysis.dtypes`), :data:`CNUMBER` (may be complex: the
+analysis' complex values) or :data:`NUMBER` (any other: an int of any size), and an
+:class:`Alike` says whether its array may be complex. A ufunc given a :data:`NUMBER` is kept
+unless it takes a Python int of any size (:func:`_big_int_loop`: ``np.floor``, ``np.square``),
+given a complex value unless it has a complex loop; a ufunc of constants alone is evaluated; a
+Python int (:data:`INT`, a constant past 2**63) in an operation with a value that may be a
+NumPy integer (:data:`NUMBER`) or an integer array (an array not known to hold floats), and a
+:data:`NUMBER` with such an array, are kept. Known gaps (taken as not raising): two
+:data:`NUMBER` values, one a huge Python int, the other a NumPy integer (``n * d`` of two
+numbers of unknown type is taken as not raising: mostly sizes); ``-`` of a boolean array or
+NumPy bool, ``+`` of an array of strings (the analysis does not tell an array's dtype but
+float or not: arrays are taken as numbers).
+
+Imports NumPy and the standard library's ``functools``, ``itertools``, ``operator`` and
+``warnings``.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
+import warnings
 
 import numpy as np
 
 NUMBER, ARRAY, UNKNOWN, OWN = "number", "array", "unknown", "own"
+#: a real float (Python's or NumPy's), never an int nor complex
+FLOAT = "float"
+#: a number that may be complex
+CNUMBER = "complex number"
+#: a Python int (of any size)
+INT = "int"
 
 
 class Known:
@@ -66,12 +91,13 @@ class Known:
 
 
 class Alike:
-    """An array of the shape class ``root`` (the arrays of one class have one shape)."""
+    """An array of the shape class ``root`` (the arrays of one class have one shape), whether
+    it may hold complex numbers and whether it certainly holds floats (or complex numbers)."""
 
-    __slots__ = ("root",)
+    __slots__ = ("root", "complex", "floats")
 
-    def __init__(self, root):
-        self.root = root
+    def __init__(self, root, complex=False, floats=False):
+        self.root, self.complex, self.floats = root, complex, floats
 
 
 def _array(fact):
@@ -87,12 +113,14 @@ def _broadcast(operands):
             roots.add(o.root)
         elif o == ARRAY:
             roots.add(object())  # (a class of its own)
-        elif not (o == NUMBER or o == OWN or isinstance(o, Known) and type(o.value) in (
+        elif not (o in _NUMBERS or isinstance(o, Known) and type(o.value) in (
                 int, float, complex, bool)):
             return False
     return len(roots) <= 1
 
 
+#: the facts of numbers of the types element-wise operations take
+_NUMBERS = (NUMBER, FLOAT, CNUMBER, INT, OWN)
 #: functions that raise on no number and on no arrays of shapes that broadcast
 _NEVER = frozenset({operator.add, operator.sub, operator.mul, operator.neg, operator.pos,
                     abs, operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
@@ -140,10 +168,13 @@ def may_raise(fn, operands=()):
         if fn in (operator.eq, operator.ne) and any(isinstance(o, Known) and type(
                 o.value) in _ATOMS for o in operands):
             return False  # (a constant of no shape: ``k == "a"``, ``x == 0.0``)
+        if (fn in _NEVER or fn in _DIVISIONS or fn is operator.pow or fn is pow) and (
+                _typed_out(fn, operands)):
+            return True
         if fn in _NEVER:
             return not _broadcast(operands)
         if fn is operator.not_:
-            return not (len(operands) == 1 and (operands[0] in (NUMBER, OWN) or isinstance(
+            return not (len(operands) == 1 and (operands[0] in _NUMBERS or isinstance(
                 operands[0], Known)))
         if fn in _DIVISIONS:
             return not (len(operands) == 2 and _broadcast(operands) and (
@@ -165,9 +196,91 @@ def may_raise(fn, operands=()):
     except TypeError:  # (an unhashable callable)
         return True
     return not (isinstance(fn, np.ufunc) and fn.signature is None and _float_loop(fn)
-                and len(operands) == fn.nin and _broadcast(operands))
+                and len(operands) == fn.nin and _broadcast(operands) and _takes(fn, operands))
 
 
+def _complex(fact):
+    return fact == CNUMBER or isinstance(fact, Alike) and fact.complex or isinstance(
+        fact, Known) and isinstance(fact.value, complex)
+
+
+def _big(fact):
+    """Whether ``fact`` is a constant int no NumPy integer holds."""
+    return isinstance(fact, Known) and type(fact.value) is int and not (
+        -2 ** 63 <= fact.value < 2 ** 63)
+
+
+def _typed_out(fn, operands):
+    """Whether an operator's operands may be of types it does not take together: a complex
+    value ordered or floor-divided, a constant int past 2**63 with a value that may be a
+    NumPy integer or an integer array (``np.arange(3) * n``, ``np.int64(3) + n``)."""
+    if fn in (operator.lt, operator.le, operator.gt, operator.ge, operator.floordiv,
+              operator.mod, divmod) and any(_complex(o) for o in operands):
+        return True
+    if fn in _ORDERS:  # (NumPy compares integers with a Python int of any size)
+        return False
+    for k, o in enumerate(operands):
+        others = operands[:k] + operands[k + 1:]
+        if (o == INT or _big(o)) and any(p == NUMBER or _int_array(p) for p in others) or (
+                o == NUMBER and any(_int_array(p) for p in others)):
+            return True
+    return False
+
+
+def _big_int(fact):
+    """Whether ``fact`` may be a Python int past 2**63."""
+    return fact == NUMBER or fact == INT or _big(fact)
+
+
+def _int_array(fact):
+    """Whether ``fact`` may be an array of integers."""
+    return fact == ARRAY or isinstance(fact, Alike) and not fact.floats
+
+
+def _takes(ufunc, operands):
+    """Whether ``ufunc`` takes operands of these types (operands that broadcast): a loop for
+    complex values where one may be complex, a Python int of any size where a number may be
+    one; a ufunc of constants alone is evaluated."""
+    if all(isinstance(o, Known) for o in operands) and all(
+            type(o.value) is not int or abs(o.value) < 2 ** 256 for o in operands):
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ufunc(*(o.value for o in operands))
+        except Exception:
+            return False
+        return True
+    if any(_complex(o) for o in operands) and not _complex_loop(ufunc):
+        return False
+    return not any(_big_int(o) for o in operands) or _big_int_loop(ufunc)
+
+
+@functools.cache
+def _complex_loop(ufunc):
+    """Whether ``ufunc`` takes complex128 operands (``np.floor``, ``np.arctan2`` do not)."""
+    return any(t.startswith("D" * ufunc.nin + "->") for t in ufunc.types)
+
+
+@functools.cache
+def _big_int_loop(ufunc):
+    """Whether ``ufunc`` takes a Python int past 2**63 in any of its places, floats in the
+    others (``np.floor``, ``np.square``, comparisons; not ``np.sin`` nor ``np.maximum``)."""
+    for places in itertools.product((False, True), repeat=ufunc.nin):
+        if any(places):
+            try:
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ufunc(*(2 ** 70 if p else 1.5 for p in places))
+            except Exception:
+                return False
+    return True
+
+
+#: reductions whose result is a bool or a count
+_COUNTS = frozenset({np.all, np.any, np.ndim, np.size})
+#: comparisons: their result is a bool
+_ORDERS = frozenset({operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
+                     operator.ge})
 #: NumPy's functions of :data:`_NUMPY_SAFE` whose result for one array is a number
 _REDUCERS = frozenset({np.sum, np.mean, np.prod, np.all, np.any, np.ndim, np.size})
 #: those whose result has the shape of their operand
@@ -186,17 +299,29 @@ def result(fn, operands):
             isinstance(fn, np.ufunc) and fn.signature is None) or fn in SAME_SHAPE
         if fn in _REDUCERS or fn in (operator.not_, operator.is_, operator.is_not) or isinstance(
                 fn, tuple) and fn[1] in ("sum", "mean", "prod"):
-            return NUMBER
+            if any(_complex(o) for o in operands):
+                return CNUMBER
+            return FLOAT if fn not in _COUNTS and any(
+                isinstance(o, Alike) and o.floats for o in operands) else NUMBER
     except TypeError:
         return UNKNOWN
     if not elementwise:
         return ARRAY if isinstance(fn, tuple) and fn[1] in ("copy", "conj") and _array(
             operands[0]) else UNKNOWN
     arrays = [o for o in operands if _array(o)]
+    complex_ = any(_complex(o) for o in operands)
     if not arrays:
-        return NUMBER
+        if complex_:
+            return CNUMBER
+        return FLOAT if fn not in _ORDERS and any(o == FLOAT or isinstance(o, Known) and type(
+            o.value) is float for o in operands) else NUMBER
     roots = {o.root if isinstance(o, Alike) else None for o in arrays}
-    return Alike(roots.pop()) if len(roots) == 1 and None not in roots else ARRAY
+    floats = all(isinstance(o, Alike) and o.floats for o in arrays) or any(
+        o == FLOAT or isinstance(o, Alike) and o.floats for o in operands) and (
+        fn not in _ORDERS)
+    if len(roots) == 1 and None not in roots:
+        return Alike(roots.pop(), complex_, floats)
+    return Alike(object(), complex_, floats) if complex_ or floats else ARRAY  # (its own class)
 
 
 @functools.cache
