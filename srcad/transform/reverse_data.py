@@ -67,11 +67,8 @@ class Data:
         dobj = self.g(obj.name)
         # (not of a value that may be complex: a real array would drop an imaginary part)
         basic = kind == ARRAY and _basic_index(index, self.an) and obj.name not in self.an.complex
-        if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
-            # an array this sweep made and nothing else holds: dobj[index] += g (.partition)
-            code.append(partition.added(self, dobj, index, gname, obj))
-            self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
-            return
+        if partition.in_place(self, obj, dobj, index, _index_node(index), gname, code, basic):
+            return  # an array this sweep made and nothing else holds: added into (.partition)
         made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
         self.accumulate(obj, contribution, code, frame)
