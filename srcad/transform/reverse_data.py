@@ -128,8 +128,10 @@ class Data:
             if stmt.target in self.an.complex and not self.an.is_complex(value):
                 part = self.real_of(value, part)  # a real value into a complex array
             self.accumulate(value, part, code, frame)
-        if self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
-                                             and stmt.index.value is Ellipsis):  # overwritten
+        if id(stmt) in self.added_back:  # y[i] = x[i] + b: x's gradient is all of y's
+            self.accumulate(stmt.obj, name(gname), code, frame)
+        elif self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
+                                               and stmt.index.value is Ellipsis):  # overwritten
             cleared = call(self.helper("cleared"), gname, _index_node(stmt.index))
             if stmt.target in self.an.complex and not self.an.is_complex(stmt.obj):
                 cleared = self.real_of(stmt.obj, cleared)
