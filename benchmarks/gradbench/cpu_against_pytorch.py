@@ -52,7 +52,7 @@ def _tool(tool, name, gradbench, repo):
         module = importlib.import_module(f"gradbench.tools.pytorch.{name}")
         return module, module.prepare_input
     module = importlib.import_module(name)
-    return module, module._input
+    return module, getattr(module, "_input", None)  # (particle: no input to prepare)
 
 
 def measure(tool, sizes, chars, rounds, gradbench, repo=REPO):
