@@ -70,7 +70,7 @@ NUMBA_REFUSED = {
     'items': (
         'gradients of containers read item by item: lists and tuples of mixed items; a row '
         'added into in place (the Python backend for NumPy only)',
-        'add_row filled items_at picked'),
+        'add_into add_row filled items_at picked'),
     'numpy_assembly': (
         "gradients and tangents of NumPy assembly functions outside Numba's subset",
         'cov_rows cov_weights grad_block grad_choose grad_cov_rows grad_insert grad_multi_dot '
@@ -145,9 +145,9 @@ STANDARD_REFUSED = {
         'f(*xs) of a length known only when the code runs: NumPy code, made then',
         'star_call'),
     'items': (
-        'a sparse list gradient made whole, a row added into in place: made only by the '
-        'Python backend for NumPy (srcad.transform.sparse, partition)',
-        'add_row filled'),
+        'a sparse list gradient made whole, a row or an index added into in place: made only '
+        'by the Python backend for NumPy (srcad.transform.sparse, partition)',
+        'add_into add_row filled'),
     'helpers': (
         'NumPy-only forms (np.add.at, object arrays, complex checks) the standard lacks',
         'added_at check_holomorphic copy_tangent_grad dot_grad_a dot_grad_b erf expand fill '
@@ -225,8 +225,8 @@ KINDS_ANY = {
         'matmul_grad_a matmul_grad_b mutable real_part shape_of '
         'transpose_grad which_max which_min zeros_array'),
     'items': (
-        'the gradient of a container read item by item: ANY (add_row: a statement)',
-        'add_row filled items_at picked'),
+        'the gradient of a container read item by item: ANY (add_row, add_into: statements)',
+        'add_into add_row filled items_at picked'),
     'numpy_assembly': (
         'a NumPy gradient or tangent: ANY',
         'cov_rows cov_weights grad_block grad_choose grad_cov_rows grad_insert grad_multi_dot '

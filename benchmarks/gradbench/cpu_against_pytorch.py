@@ -17,7 +17,9 @@ hour); this is the comparison to make there.
 Inputs are the eval's own (``gen_lstm`` of GradBench's text, read at run time, seed 0), of
 ``--chars`` characters and ``l`` layers for each of ``--sizes``; ba's one observation's
 values repeated as GradBench's ``ba`` inputs repeat them (n = 10 cameras, m = 100 points,
-``--obs`` observations). ``--checkouts``: srcad's tool from each of these checkouts (its
+``--obs`` observations). det and particle (``--eval det --sizes 5 6 7``, ``--eval
+particle``): srcad alone (GradBench's PyTorch tool has neither), checkout against checkout.
+``--checkouts``: srcad's tool from each of these checkouts (its
 ``srcad`` and ``benchmarks/gradbench/tool``), one process each, in turn with PyTorch's.
 Single-threaded (PyTorch, BLAS).
 """
@@ -50,7 +52,7 @@ def _tool(tool, name, gradbench, repo):
         module = importlib.import_module(f"gradbench.tools.pytorch.{name}")
         return module, module.prepare_input
     module = importlib.import_module(name)
-    return module, module._input
+    return module, getattr(module, "_input", None)  # (particle: no input to prepare)
 
 
 def measure(tool, sizes, chars, rounds, gradbench, repo=REPO):
@@ -78,6 +80,29 @@ def measure_ba(tool, obs, rounds, gradbench, repo=REPO):
     _report(f"ba p={obs} {tool:8} {'' if tool == 'pytorch' else repo}", f, g, rounds)
 
 
+def measure_det(obs, rounds, gradbench, repo, sizes=(5, 6, 7)):
+    """det's gradient ÷ primal (srcad only: GradBench's PyTorch tool has no det), ``l`` of
+    each of ``sizes``, GradBench's random matrices (seed 31337)."""
+    module, pre = _tool("srcad", "det", gradbench, repo)
+    import numpy as np
+
+    np.random.seed(31337)
+    for ell in sizes:
+        A = pre({"A": np.random.rand(ell * ell).tolist(), "ell": ell})
+        _report(f"det l={ell} srcad {repo}", functools.partial(module.det, A),
+                functools.partial(module._gradient, A), rounds)
+
+
+def measure_particle(rounds, gradbench, repo):
+    """particle's four variants (srcad only), each whole solve from w = 0 (as GradBench times
+    them) against ``miss`` at w = 0 with the reverse-mode force (one simulated flight)."""
+    module, _ = _tool("srcad", "particle", gradbench, repo)
+    f = functools.partial(module.miss, 0.0, module.potential_grad_r)
+    for variant in ("rr", "rf", "fr", "ff"):
+        _report(f"particle {variant} srcad {repo}", f,
+                functools.partial(getattr(module, variant).solve, 0.0), rounds)
+
+
 def _report(what, f, g, rounds):
     f(), g()  # srcad's code is made on import; a first call each
     tf, tg = [], []
@@ -93,8 +118,10 @@ def _report(what, f, g, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--eval", choices=("lstm", "ba"), default="lstm")
-    parser.add_argument("--sizes", nargs="+", type=int, default=[2, 4], help="lstm's l")
+    parser.add_argument("--eval", choices=("lstm", "ba", "det", "particle"),
+                        default="lstm")
+    parser.add_argument("--sizes", nargs="+", type=int, default=[2, 4],
+                        help="lstm's l (det's l: --sizes 5 6 7)")
     parser.add_argument("--chars", type=int, default=1024)
     parser.add_argument("--obs", type=int, default=300, help="ba's p")
     parser.add_argument("--rounds", type=int, default=7)
@@ -108,11 +135,16 @@ def main():
         repo = Path(repo) if repo else REPO
         if args.eval == "ba":
             measure_ba(tool, args.obs, args.rounds, args.gradbench, repo)
+        elif args.eval == "det":
+            measure_det(args.obs, args.rounds, args.gradbench, repo, args.sizes)
+        elif args.eval == "particle":
+            measure_particle(args.rounds, args.gradbench, repo)
         else:
             measure(tool, args.sizes, args.chars, args.rounds, args.gradbench, repo)
         return
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    runs = [f"srcad@{c.resolve()}" for c in args.checkouts] + ["pytorch"]
+    runs = [f"srcad@{c.resolve()}" for c in args.checkouts] + (
+        ["pytorch"] if args.eval in ("lstm", "ba") else [])  # (no PyTorch det or particle)
     for _ in range(args.repeats):
         for one in runs:
             subprocess.run([sys.executable, __file__, "--one", one, "--eval", args.eval,

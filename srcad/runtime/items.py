@@ -1,8 +1,9 @@
 """Helpers for the gradients of containers read item by item: :func:`items_at` (the gradient
 of a list, tuple or dict whose items were read, ``a, b = f(x)``) and :func:`picked` (its own
 gradient, for generated code differentiated again) and :func:`filled` (a sparse list gradient
-made whole); :func:`add_row` (a gradient added into a row of an array's). Imports only
-:mod:`.helpers` and :mod:`.registry`."""
+made whole); :func:`add_row` (a gradient added into a row of an array's) and :func:`add_into`
+(added in place at an index known only when the code runs). Imports only :mod:`.helpers` and
+:mod:`.registry`."""
 
 from __future__ import annotations
 
@@ -117,3 +118,18 @@ def add_row(grad, index, value):
     the row's sum onto the row: a third of the statement's time on a small row)."""
     row = grad[index]
     row += value
+
+
+@helper("runtime")
+def add_into(grad, index, value):
+    """``grad[index] += value`` for a gradient array ``grad`` the backward sweep made (nothing
+    else holds it) and an index whose form is known only when the code runs (an item of a
+    list, ``A[rows[0], cols[j]]``): added in place where the index is basic (ints and
+    slices reach each element once), by ``np.add.at`` else (a repeated element adds each
+    time). No array of zeros per read, as ``grad += scatter(value, like, index)`` made."""
+    kind = type(index)
+    if kind is int or kind is slice or kind is tuple and all(
+            type(i) is int or type(i) is slice for i in index):
+        grad[index] += value
+    else:
+        np.add.at(grad, index, value)

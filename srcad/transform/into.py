@@ -86,13 +86,13 @@ def split(sweep, fn, wrt, arguments, kinds, arity, ranks, seed):
     return sweep.an.callees.split(fn, wrt, kinds, arity, ranks), []
 
 
-def adds_only(fdef, names, parts, rows="add_row"):
+def adds_only(fdef, names, parts, rows=("add_row", "add_into")):
     """Whether, in the function ``fdef`` (whose parameters include ``names``), every
     occurrence of each name in ``names`` is the target of ``+=`` (the name, or a subscript of
-    it; or the first argument of ``rows``, the helper :func:`srcad.runtime.items.add_row`,
-    ``dw[i] += g`` written so), whose value and index do not mention it, or an argument after
-    the first two of a
-    call of one of ``parts`` (the variants that add into what they are given: a call's
+    it; or the first argument of one of ``rows``, the helpers
+    :func:`srcad.runtime.items.add_row` and ``add_into``, ``dw[i] += g`` written so), whose
+    value and index do not mention it, or an argument after the first two of a call of one
+    of ``parts`` (the variants that add into what they are given: a call's
     result may be another's argument, ``f_into(c, g_into(c2, g, dw), dw)``, evaluated
     first), that name given once to that call."""
     names = set(names)
@@ -110,7 +110,7 @@ def adds_only(fdef, names, parts, rows="add_row"):
                     return False
                 allowed.add(id(base))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-                node.func.id == rows) and len(node.args) == 3 and not node.keywords:
+                node.func.id in rows) and len(node.args) == 3 and not node.keywords:
             base = node.args[0]
             if isinstance(base, ast.Name) and base.id in names:
                 if any(isinstance(n, ast.Name) and n.id in names for part in node.args[1:]

@@ -19,7 +19,9 @@ difference a sum of non-negative terms), and the last has no upper bound. Python
 clip bounds past the end to the end, which keeps such pieces in order and covering.
 
 Only in code that runs (the Python backend on NumPy arrays, not a form srcad differentiates
-again: a derivative of the code reads its plain form, which keeps the zeros). Imports:
+again: a derivative of the code reads its plain form, which keeps the zeros). Also here, the
+additions in place into such an array (:func:`in_place`: ``dg[i] += v``, ``add_row``,
+``add_into`` where the index's form is known only when the code runs). Imports:
 ``srcad.core``, :mod:`.nodes`.
 """
 
@@ -74,6 +76,29 @@ def added(sweep, dobj, index, gname, obj=None):
     if dobj in sweep.piece_groups:
         sweep.piece_groups[dobj].writes.append((stmt, index))
     return stmt
+
+
+def in_place(sweep, obj, dobj, index, index_node, gname, code, basic):
+    """Add ``g`` into ``dobj``, the gradient of the array ``obj`` read at ``index``, in place
+    (into ``code``; True) where ``dobj`` is an array this sweep made and nothing else holds:
+    ``dobj[index] += g`` (:func:`added`) where the index is basic (``basic``: ints and
+    slices, ``obj`` real); in code that only runs, where the index's form is known only
+    when the code runs (an item of a list: ``A[rows[0], cols[j]]``) and ``obj`` is real,
+    ``add_into(dobj, index, g)`` (:mod:`srcad.runtime.items`: ``np.add.at`` for an array
+    index), not ``dobj += scatter(g, obj, index)`` (an array of zeros per read; a derivative
+    of the code reads its plain form, ``operators_written``)."""
+    if dobj not in sweep.live or dobj not in sweep.fresh or dobj in sweep.uniform:
+        return False
+    if basic:
+        code.append(added(sweep, dobj, index, gname, obj))
+    elif sweep.runs_only and sweep.an.kind(obj) == ARRAY and obj.name not in sweep.an.complex:
+        sweep.operators_written = True
+        code.append(ast.Expr(value=nodes.call(sweep.helper("add_into"), dobj, index_node,
+                                              gname)))
+    else:
+        return False
+    sweep.note_contribution(dobj, True, sweep.zero_flag(nodes.name(gname)), code)
+    return True
 
 
 def _one_int(index, an):

@@ -38,7 +38,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..rules import registry
-from . import exp_quotients, into, loop_sums, nodes, partition, same_numbers
+from . import added_back, exp_quotients, into, loop_sums, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins, names_read, read_once
 from .nodes import Comment, PopMarker, add_to, assign, call, name
@@ -56,8 +56,10 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=(), alike=(), runs_only=False):
         same_numbers.merge(fn, analysis)  # t_5 = i + 1 after t_2 = i + 1: a copy
-        # a / (c + exp(u)): u's gradient from the quotient (.exp_quotients)
-        self.exp_quotients = exp_quotients.find(fn, analysis)
+        # a / (c + exp(u)): u's gradient from the quotient (.exp_quotients); y[i] = x[i] + b:
+        # x's gradient is y's whole, x[i]'s none (.added_back)
+        self.exp_quotients, (self.added_back, self.unread) = exp_quotients.find(
+            fn, analysis), added_back.find(fn, analysis)
         self.fn = fn
         # parameters whose gradients start as arrays the caller passes, added into in place
         # (a backward part's variant: see .into); the calls made here of such variants
@@ -71,8 +73,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         # again): gradients of arrays read in slices covering them once written into empty
         # arrays (.partition)
         self.runs_only = runs_only
-        self.pieces = []  # partition.Pieces, in the order the sweep made them
-        self.piece_groups = {}  # gradient -> its open group
+        self.pieces, self.piece_groups = [], {}  # partition.Pieces; gradient -> open group
         self.an = analysis
         self.namer = namer
         self.helper_names = helper_names  # helper -> spelling in generated code
@@ -96,8 +97,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         for s in ir.walk(fn.body):
             if isinstance(s, ir.Loop) and s.target:
                 self.primals.add(s.target)
-        self.stacks = {}  # id(loop) -> stack name
-        self.counters = {}  # id(loop) -> counter name
+        self.stacks, self.counters = {}, {}  # id(loop) -> stack name, counter name
         self.depth = 0  # how many loops the backward sweep is inside
         self.outer_loops = []  # (loop, its backward ast.For): loops inside no other loop
         self.popped = set()  # stacks the backward sweep pops (the others it iterates)
@@ -163,7 +163,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
     def accumulate(self, atom, contribution, code, frame, uniform=False):
         """Add ``contribution`` (a node, or a name) to the gradient of ``atom``; ``uniform``:
         the contribution is one number standing for every element of ``atom``."""
-        if not self.an.active(atom):
+        if not self.an.active(atom) or atom.name in self.unread:  # (.added_back)
             return
         name_ = atom.name
         gname = self.g(name_)

@@ -67,11 +67,8 @@ class Data:
         dobj = self.g(obj.name)
         # (not of a value that may be complex: a real array would drop an imaginary part)
         basic = kind == ARRAY and _basic_index(index, self.an) and obj.name not in self.an.complex
-        if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
-            # an array this sweep made and nothing else holds: dobj[index] += g (.partition)
-            code.append(partition.added(self, dobj, index, gname, obj))
-            self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
-            return
+        if partition.in_place(self, obj, dobj, index, _index_node(index), gname, code, basic):
+            return  # an array this sweep made and nothing else holds: added into (.partition)
         made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
         self.accumulate(obj, contribution, code, frame)
@@ -131,8 +128,10 @@ class Data:
             if stmt.target in self.an.complex and not self.an.is_complex(value):
                 part = self.real_of(value, part)  # a real value into a complex array
             self.accumulate(value, part, code, frame)
-        if self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
-                                             and stmt.index.value is Ellipsis):  # overwritten
+        if id(stmt) in self.added_back:  # y[i] = x[i] + b: x's gradient is all of y's
+            self.accumulate(stmt.obj, name(gname), code, frame)
+        elif self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
+                                               and stmt.index.value is Ellipsis):  # overwritten
             cleared = call(self.helper("cleared"), gname, _index_node(stmt.index))
             if stmt.target in self.an.complex and not self.an.is_complex(stmt.obj):
                 cleared = self.real_of(stmt.obj, cleared)
