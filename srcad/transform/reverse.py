@@ -313,6 +313,9 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         where = errors.user_line(src.filename, line) if src is not None else None
         if where is not None:  # a copy srcad made: the user's line
             _, shown, text = where
+        if (shown, text) == getattr(self, "last_shown", None):
+            return  # (two lines of a copy naming one of the user's: update's return added)
+        self.last_shown = (shown, text)
         code.append(Comment(f"line {shown}: {text}" if text else f"line {shown}", line))
 
     # ---------------------------------------------------------------- backward sweep
