@@ -104,8 +104,15 @@ def test_written_calls(tmp_path, write, returns, form, start):
     assert np.allclose(grad, srcad.tape.grad(twin)(X.copy()), atol=1e-9), text
     _, tangent = srcad.jvp(f, (X.copy(),), (V,))
     assert np.isclose(tangent, grad @ V, atol=1e-9), text
-    if LONG and start == "active":  # (Numba compiles each part: seconds a case)
-        assert np.allclose(srcad.grad(f, backend="numba")(X.copy()), grad, atol=1e-9), text
+
+
+@pytest.mark.skipif(not LONG, reason="SRCAD_LONG_PROPERTIES=1 (Numba compiles each part)")
+@pytest.mark.parametrize("write, returns, form, start", [
+    c for c in ALL if c[2] in ("stmt", "rebind") and c[3] == "active"])
+def test_written_calls_numba(tmp_path, write, returns, form, start):
+    f, twin, text = _program(tmp_path, write, returns, form, start)
+    grad = srcad.grad(f, backend="numba")(X.copy())
+    assert np.allclose(grad, srcad.tape.grad(twin)(X.copy()), atol=1e-9), text
 
 
 @pytest.mark.parametrize("write, returns, form, start", CASES if LONG else CASES[1:2])
@@ -198,3 +205,22 @@ def test_refused(tmp_path, case):
     assert message in str(info.value), (text, str(info.value))
     assert hint in (info.value.hint or ""), (text, str(info.value))
     assert not re.search(r"\bt(_\d+)?\b", str(info.value).split("\n")[0]), str(info.value)
+
+
+LISTS = {
+    "append": ("def grow(ys, x):\n    ys.append(x[0] * ys[0])\n\n\n"
+               "def f(x):\n    ys = [x[1], x[2] * 2.0]\n    grow(ys, x)\n"
+               "    return ys[0] * ys[-1] + len(ys)\n"),
+    "pop": ("def shrink(ys):\n    ys.pop()\n\n\n"
+            "def f(x):\n    ys = [x[1] * x[0], x[2]]\n    shrink(ys)\n"
+            "    return ys[0] * len(ys) + ys[-1]\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(LISTS))
+def test_list_length_changed(tmp_path, case):
+    """A list built in the function whose length the callee changes (``changed_lists``)."""
+    f = load_module(tmp_path, f"import numpy as np\n\n\n{LISTS[case]}").f
+    grad = srcad.grad(f)(X.copy())
+    assert np.allclose(grad, central(f, (X.copy(),), 0), atol=1e-6)
+    assert np.allclose(grad, srcad.tape.grad(f)(X.copy()), atol=1e-9)
