@@ -201,7 +201,7 @@ def check(fn, analysis, callee=False):
                            written_back.call_hint(stmt, source, f"pass a copy ({mine}.copy()"
                                                   "), or read what the function returns "
                                                   "instead of the object given", label,
-                                                  getattr(fn, "temps", ())))
+                                                  spelled(fn)))
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
                        "and Python changes it too", hint)
 

@@ -182,7 +182,7 @@ def shown_argument(stmt, atom, source, label, temps):
         param) < len(prim.args) else shown
 
 
-def call_hint(stmt, source, hint, label, temps):
+def call_hint(stmt, source, hint, label, names):
     """``hint`` for a refused call of a function changing what it is given, or where the user
     spread a name (``update(*args)``), how to write it so that srcad follows the write."""
     call = _user_call(stmt, source)
@@ -191,13 +191,13 @@ def call_hint(stmt, source, hint, label, temps):
         return hint
     prim = stmt.value
     name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
+
     def text(a):
         return label(a.name) if isinstance(a, ir.Var) else repr(a.value)
 
     args = list(prim.args) + list(prim.kwargs.values())
     written = [text(a) for a in prim.args] + [k + "=" + text(a) for k, a in prim.kwargs.items()]
-    out = "the arguments, each a name of yours" if any(
-        isinstance(a, ir.Var) and a.name in temps for a in args) else \
-        name + "(" + ", ".join(written) + ")"
-    return (f"write {out} for {_text(call)}: srcad then reads what {name} writes into "
-            f"as its new value; or {hint}")
+    how = f"write the arguments of {_text(call)} out, each a name of yours" if any(
+        isinstance(a, ir.Var) and label(a.name) not in names for a in args) else \
+        f"write {name}({', '.join(written)}) for {_text(call)}"  # (names: the user's own)
+    return f"{how}: srcad then reads what {name} writes into as its new value; or {hint}"
