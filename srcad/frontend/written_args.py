@@ -34,6 +34,12 @@ where the object is read), nor read in a nested function, nor declared global; t
 generator and with no ``*args``/``**kwargs``. The caller's argument must be a plain name it
 binds itself (an attribute, a subscript, a view, a global: left as it was).
 
+(forms34) ``a = update(a, x)``, the name given bound to what the function returns (the array
+itself, a view of it, anything): ``update_result, a = update_fields(a, x); a =
+update_result``, as Python binds it. ``update(*(a, x))``, a tuple or list written in the
+call, is ``update(a, x)``; another ``*xs`` is left as it was (refused where it matters, the
+hint writing the arguments out: :func:`srcad.analysis.written_back.call_hint`).
+
 Imports the standard library, gast, numpy, :mod:`srcad.core`, :mod:`.built_records`,
 :mod:`.changed_lists`, :mod:`.passed_calls`, :mod:`.passed_records`, :mod:`.returned_records`
 and :mod:`.source`.
