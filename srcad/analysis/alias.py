@@ -198,8 +198,10 @@ def check(fn, analysis, callee=False):
                                f"return the new value from the nested function and change "
                                f"{mine} where it is called ({mine}.append(helper(v))), or "
                                "build the list with a comprehension") if nested else
-                           f"pass a copy ({mine}.copy()), or read what the function returns "
-                           "instead of the object given")
+                           written_back.call_hint(stmt, source, f"pass a copy ({mine}.copy()"
+                                                  "), or read what the function returns "
+                                                  "instead of the object given", label,
+                                                  spelled(fn)))
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
                        "and Python changes it too", hint)
 
@@ -215,17 +217,20 @@ def check(fn, analysis, callee=False):
                 user_callee(stmt.value.fn):
             prim = stmt.value
             atoms = callees.written(prim.fn, prim.args, prim.kwargs, analysis)
-            written_back.refuse_shared(stmt, atoms, aliases, refuse,
-                                       lambda n: described.get(n) or label(n))
-            fresh = written_back.settle(fn.body, stmt, atoms, analysis, refuse, label)
+            def called(n, stmt=stmt):  # (the argument as the call spells it: d["a"])
+                return written_back.shown_argument(stmt, ir.Var(n), source, lambda m: (
+                    described.get(m) or label(m)), getattr(fn, "temps", ()))
+
+            written_back.refuse_shared(stmt, atoms, aliases, refuse, called)
+            fresh = written_back.settle(fn.body, stmt, atoms, analysis, refuse, called)
             for atom in atoms:
                 items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
                 atom = atom[1] if items else atom
                 if isinstance(atom, ir.Var) and aliases.may_alias(atom.name):
                     name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
                     what = f"{name}(...) (which changes what it is given in place)"
-                    _iterated(stmt, atom, aliases, loops, refuse, what, label)
-                    write(stmt, atom, stmt.target, what, label(atom.name), items=items,
+                    _iterated(stmt, atom, aliases, loops, refuse, what, called)
+                    write(stmt, atom, stmt.target, what, called(atom.name), items=items,
                           by=(prim, atom), fresh=fresh)
             continue
         if obj is None:

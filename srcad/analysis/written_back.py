@@ -16,11 +16,16 @@ r = update_1[0]; a_1 = update_1[1]``.
   gradient before session 33), and where the object written is a global or closure value
   (Python changes it; srcad's code would not).
 
-Imports ``srcad.core`` and its neighbour ``srcad.analysis.memory_tables``.
+* :func:`shown_argument`, :func:`call_hint`: the refusals of such a call name the argument as
+  the user wrote it (``d["a"]``, not srcad's ``t``), and a call spreading ``*xs`` is told to
+  write its arguments out (srcad then reads what the function writes into: :mod:`.written_args`).
+
+Imports the standard library, ``srcad.core`` and its neighbour ``srcad.analysis.memory_tables``.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
 import operator
 
@@ -129,3 +134,70 @@ def refuse_shared(stmt, atoms, aliases, refuse, label):
                        f"of its arguments ({shown}) may be the same object or share memory "
                        "with it: srcad reads the two as separate values", "pass a copy "
                        "for one of them (write .copy() after it), or pass the object once")
+
+
+def _user_call(stmt, source):
+    """The call of ``stmt``'s function as the user wrote it on its line (an ``ast.Call``:
+    ``update(d["a"], x)``, ``s.step(state)``), where one such call is found there."""
+    line = getattr(stmt, "line", None)
+    text = source.line_text(line) if source is not None and line else None
+    fn = getattr(stmt.value, "fn", None)
+    names = {getattr(fn, "__srcad_shown__", None), getattr(fn, "__name__", None)} - {None}
+    try:
+        tree = ast.parse(text.strip())
+    except (SyntaxError, ValueError, AttributeError):
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+        getattr(n.func, "id", None) in names or getattr(n.func, "attr", None) in names)]
+    for call in calls:  # (each node's text as written: d["a"], not d['a'])
+        for node in ast.walk(call):
+            node.srcad_text = ast.get_source_segment(text.strip(), node)
+    return calls[0] if len(calls) == 1 else None
+
+
+def _text(node):
+    return getattr(node, "srcad_text", None) or ast.unparse(node)
+
+
+def shown_argument(stmt, atom, source, label, temps):
+    """``atom``, an argument of the call ``stmt`` (a function of the user's changing what it
+    is given), as the user wrote it: ``label(atom.name)`` unless that is a name srcad made
+    (in ``temps``), else the argument's text in the call (``d["a"]``)."""
+    shown = label(atom.name)
+    if atom.name not in temps:
+        return shown
+    call, prim = _user_call(stmt, source), stmt.value
+    given = _params(prim.fn, prim) if call is not None else None
+    if not given or any(isinstance(a, ast.Starred) for a in call.args):
+        return shown
+    params = list(given)
+    param = next((p for p, a in given.items() if a == atom), None)
+    if param is None:
+        return shown
+    by_key = {k.arg: k.value for k in call.keywords}
+    if param in by_key:
+        return _text(by_key[param])
+    at = params.index(param) - (len(prim.args) - len(call.args))  # (a method's self first)
+    return _text(call.args[at]) if 0 <= at < len(call.args) and params.index(
+        param) < len(prim.args) else shown
+
+
+def call_hint(stmt, source, hint, label, names):
+    """``hint`` for a refused call of a function changing what it is given, or where the user
+    spread a name (``update(*args)``), how to write it so that srcad follows the write."""
+    call = _user_call(stmt, source)
+    if call is None or not any(isinstance(a, ast.Starred) and not isinstance(
+            a.value, (ast.Tuple, ast.List)) for a in call.args):
+        return hint
+    prim = stmt.value
+    name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
+
+    def text(a):
+        return label(a.name) if isinstance(a, ir.Var) else repr(a.value)
+
+    args = list(prim.args) + list(prim.kwargs.values())
+    written = [text(a) for a in prim.args] + [k + "=" + text(a) for k, a in prim.kwargs.items()]
+    how = f"write the arguments of {_text(call)} out, each a name of yours" if any(
+        isinstance(a, ir.Var) and label(a.name) not in names for a in args) else \
+        f"write {name}({', '.join(written)}) for {_text(call)}"  # (names: the user's own)
+    return f"{how}: srcad then reads what {name} writes into as its new value; or {hint}"

@@ -33,7 +33,7 @@ a backward part's by its lines). Only for code srcad's Python backend compiles f
 ``make_split`` inline them).
 
 Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.emit` (the helpers),
-:mod:`srcad.core.functions` (the callee's name).
+:mod:`srcad.core.functions` (the callee's name), :mod:`.tidy_unpack` (tuple results unpacked).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from ..core import functions
 from ..core.walk import walk_nodes
 from ..transform.nodes import Comment
 from .emit import HELPER_OBJECTS
+from .tidy_unpack import item_reads, unpack_results, unpacked_items
 
 #: the largest part (statements, comments not counted) written into its caller
 MAX_STATEMENTS = 8
@@ -169,6 +170,8 @@ def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True, contex
         helpers.update(h for h in parts[name].free.values() if h)
     if contexts is not None:
         contexts.update(writer.contexts)
+    if writer.used:  # h_2 = (np.sin(p), 2.0 * p) then p_1 = h_2[0] ...: p_1, q = ...
+        unpack_results(fdef, namer.temps)
     return fdef
 
 
@@ -316,6 +319,12 @@ class _Writer:
                 made = self.expand(call, names)
                 if made is not None:
                     return made
+        unpacked = unpacked_items(stmt, self.part_call)  # (p, q), h_ctx = h_fwd(x)
+        if unpacked is not None:
+            whole = self.namer.temp(unpacked[1][:-4] if unpacked[1].endswith("_ctx") else "y")
+            made = self.expand(stmt.value, [whole, unpacked[1]])
+            if made is not None:
+                return made + item_reads(whole, unpacked[0])
         if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
             return [stmt]
         if isinstance(stmt, ast.Expr) and self.part_call(stmt.value) is not None:

@@ -59,6 +59,7 @@ from .tidy_nots import negated_flags
 from .tidy_reads import shared_reads
 from .tidy_sizes import sizes_once
 from .tidy_stacks import _drop_unread_saves
+from .tidy_unpack import tuple_lengths, unpack_results
 from .tidy_values import (
     _inline_temps,
     _merge_sums,
@@ -112,6 +113,7 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
     _while_tests(fdef)
     _fill_empty(fdef)
     _drop_empty_comments(fdef)
+    unpack_results(fdef, temps, tuple_lengths(arrays))  # (r, a_1), g_ctx = g_fwd(a, x)
     return fdef
 
 

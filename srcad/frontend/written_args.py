@@ -34,6 +34,12 @@ where the object is read), nor read in a nested function, nor declared global; t
 generator and with no ``*args``/``**kwargs``. The caller's argument must be a plain name it
 binds itself (an attribute, a subscript, a view, a global: left as it was).
 
+(forms34) ``a = update(a, x)``, the name given bound to what the function returns (the array
+itself, a view of it, anything): ``update_result, a = update_fields(a, x); a =
+update_result``, as Python binds it. ``update(*(a, x))``, a tuple or list written in the
+call, is ``update(a, x)``; another ``*xs`` is left as it was (refused where it matters, the
+hint writing the arguments out: :func:`srcad.analysis.written_back.call_hint`).
+
 Imports the standard library, gast, numpy, :mod:`srcad.core`, :mod:`.built_records`,
 :mod:`.changed_lists`, :mod:`.passed_calls`, :mod:`.passed_records`, :mod:`.returned_records`
 and :mod:`.source`.
@@ -266,6 +272,21 @@ def _maker(fn, changed):
     return entry
 
 
+def _spread(args):
+    """``args`` with each ``*(a, x)`` (a tuple or list written there) written out, or None
+    where another ``*xs`` is left (refused where it matters: written_back.shown_call)."""
+    out = []
+    for arg in args:
+        if not isinstance(arg, gast.Starred):
+            out.append(arg)
+        elif isinstance(arg.value, (gast.Tuple, gast.List)) and not any(
+                isinstance(e, gast.Starred) for e in arg.value.elts):
+            out.extend(arg.value.elts)
+        else:
+            return None
+    return out
+
+
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
@@ -281,9 +302,10 @@ def lower(src):
             call = stmt.value
         else:
             continue
-        if not isinstance(call, gast.Call) or any(
-                isinstance(a, gast.Starred) for a in call.args) or any(
-                k.arg is None for k in call.keywords):
+        if not isinstance(call, gast.Call) or any(k.arg is None for k in call.keywords):
+            continue
+        args = _spread(call.args)  # update(*(a, x)): update(a, x)
+        if args is None:
             continue
         fn = resolve_any(src, call.func, local)
         if not passed_calls.callee_function(fn):
@@ -293,7 +315,7 @@ def lower(src):
             continue
         params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount +
                                               fn.__code__.co_kwonlyargcount])
-        given = dict(zip(params, call.args))
+        given = dict(zip(params, args))
         given.update({k.arg: k.value for k in call.keywords})
         if declared is None:
             declared = {x for n in walk_nodes(fdef) if isinstance(
@@ -302,8 +324,7 @@ def lower(src):
                  and given[p].id in local and given[p].id not in declared}
         if not names or len(set(names.values())) < len(names):
             continue  # (update(a, a): left as it was; the alias analysis refuses it)
-        if isinstance(stmt, gast.Assign) and stmt.targets[0].id in names.values():
-            continue  # (a = update(a, x): the name is bound to what it returns)
+        call.args = args
         found.append((stmt, call, fn, tuple(p for p in changed if p in names), names))
     if not found:
         return
@@ -312,14 +333,16 @@ def lower(src):
     for stmt, call, fn, changed, names in found:
         call.func = gast.copy_location(_name(bind(_maker(fn, changed))), call.func)
         void = _void(fn)
-        first = [] if void else [stmt.targets[0] if isinstance(stmt, gast.Assign) else _name(
-            new_name(f"{fn.__name__}_result"), gast.Store())]
+        rebound = isinstance(stmt, gast.Assign) and stmt.targets[0].id in names.values()
+        first = [] if void else [stmt.targets[0] if isinstance(stmt, gast.Assign) and not (
+            rebound) else _name(new_name(f"{fn.__name__}_result"), gast.Store())]
         target = gast.Tuple(elts=first + [_name(names[p], gast.Store()) for p in changed],
                             ctx=gast.Store())
         new = [gast.Assign(targets=[target], value=call, type_comment=None)]
-        if void and isinstance(stmt, gast.Assign):  # r = update(a, x): r = None after
-            new.append(gast.Assign(targets=stmt.targets, value=gast.Constant(
-                value=None, kind=None), type_comment=None))
+        if isinstance(stmt, gast.Assign) and (void or rebound):  # r = update(a, x): r =
+            new.append(gast.Assign(targets=stmt.targets, value=gast.Constant(  # None after;
+                value=None, kind=None) if void else _name(first[0].id), type_comment=None))
+            # a = update(a, x): a = what it returns (the array written, a view of it, ...)
         for node in walk_nodes(gast.Module(body=new, type_ignores=[])):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, stmt)

@@ -308,12 +308,11 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         if line is None or line == self.last_line:
             return
         self.last_line = line
-        src, shown = self.fn.source, line
-        text = src.line_text(line) if src else None
-        where = errors.user_line(src.filename, line) if src is not None else None
-        if where is not None:  # a copy srcad made: the user's line
-            _, shown, text = where
-        code.append(Comment(f"line {shown}: {text}" if text else f"line {shown}", line))
+        shown = _shown_line(self.fn.source, line)
+        if shown != getattr(self, "last_shown", None):  # (two lines of a copy srcad made
+            self.last_shown = shown  # naming one of the user's: update's return added)
+            code.append(Comment(f"line {shown[0]}: {shown[1]}" if shown[1] else
+                                f"line {shown[0]}", line))
 
     # ---------------------------------------------------------------- backward sweep
 
@@ -421,3 +420,12 @@ def _mentioned(stmt):
         for part in (getattr(s, "test", None), getattr(s, "exit", None)):
             names.update(v.name for v in ir.atoms_in(part))
     return names
+
+
+def _shown_line(src, line):
+    """``(line, text)`` of the user's source a comment names for ``line`` (of a copy srcad
+    made: the user's line it was copied from)."""
+    where = errors.user_line(src.filename, line) if src is not None else None
+    if where is not None:
+        return where[1], where[2]
+    return line, src.line_text(line) if src else None
