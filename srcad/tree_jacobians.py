@@ -35,7 +35,8 @@ the full path's, leaf for leaf and class for class.
 
 Imports NumPy, :mod:`srcad.api` (the transformed code), :mod:`srcad.tree_keys`,
 :mod:`srcad.fast_calls`, :mod:`srcad.fast_checks`, :mod:`srcad.pytrees`,
-:mod:`srcad.jacobian_leaves`, :mod:`srcad.jacobian_trees` and ``srcad.core``/``srcad.errors``.
+:mod:`srcad.tree_calls`, :mod:`srcad.jacobian_leaves`, :mod:`srcad.jacobian_trees` and
+``srcad.core``/``srcad.errors``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from . import jacobian_leaves as leaves
 from .core import functions
 from .errors import SrcadError
 from .fast_checks import checks
+from .tree_calls import floats as _floats  # (floats in containers and records)
 
 _MISS = object()  # a plan that cannot answer: the full path
 
@@ -100,20 +102,6 @@ def _plans(jac, args):
     by_tree.plans = plans
     jac.numbers[types] = by_tree
     return plans
-
-
-def _floats(value):
-    """Whether ``value`` is a float or a container or record of floats (at any depth)."""
-    cls = type(value)
-    if cls is float:
-        return True
-    if cls is dict:
-        return all(map(_floats, value.values()))
-    if cls is list or cls is tuple:
-        return all(map(_floats, value))
-    if pytrees.is_record(value) and tree_keys.tree_key(value) is not None:
-        return all(map(_floats, pytrees.fields_of(value).values()))
-    return False
 
 
 # ------------------------------------------------------------------------ reverse mode
