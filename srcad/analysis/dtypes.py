@@ -37,13 +37,16 @@ import operator
 import numpy as np
 
 from ..core import ir
-from ..core.kinds import ARRAY, SCALAR, SEQ
+from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..rules import registry
 from .user_calls import bind_call, default_atom, is_user_call
 
 _ARITH = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
           operator.pow, operator.neg, operator.pos, operator.matmul, builtins.abs,
           builtins.pow, builtins.sum}
+#: the operators of ``y op= v`` (``y = y op v`` in the IR)
+_AUGMENTED = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+              operator.mod, operator.pow, operator.matmul}
 #: float by default: inexact unless dtype= says otherwise
 _FLOAT_MAKERS = {np.zeros, np.ones, np.empty, np.eye, np.identity, np.linspace, np.logspace,
                  np.geomspace, np.random.rand, np.random.randn, np.random.random,
@@ -124,7 +127,8 @@ def _facts(stmt, known, analysis, augmented, builds):
     if isinstance(stmt, ir.Assign) and stmt.target is not None:
         value = stmt.value
         if stmt.target in augmented:  # y += v keeps y's dtype (or NumPy raises)
-            yield stmt.target, atom(ir.Var(augmented[stmt.target]))
+            yield stmt.target, atom(ir.Var(augmented[stmt.target])) or _made_inexact(
+                stmt, augmented[stmt.target], atom, analysis)
         elif isinstance(value, ir.Prim):
             yield stmt.target, _prim(value, atom, analysis, stmt.target, builds)
         else:
@@ -199,6 +203,46 @@ def _prim(prim, atom, analysis, target, builds):
             {"signature", "sig"} & set(kwargs))
     if _in(fn, _ARITH) or registry.has_rule(fn) and not registry.is_nondiff(fn):
         return any(atom(a) for a in operands)
+    return False
+
+
+def _made_inexact(stmt, before, atom, analysis):
+    """``y += v`` (an operator) with ``v`` inexact: an inexact result, as ``y`` is then a
+    number (``y + v`` is new) or an array that is not of integers or booleans (where it may
+    be one, :func:`may_hold_ints` says so and :mod:`srcad.analysis.soundness` refuses)."""
+    value = stmt.value
+    return isinstance(value, ir.Prim) and _in(value.fn, _AUGMENTED) and analysis.kinds.get(
+        before) != SEQ and any(atom(a) for a in augmented_operands(value, before))
+
+
+def augmented_operands(prim, before):
+    """What ``before op= ...`` adds into ``before``: its operands other than ``before``."""
+    return [a for a in list(prim.args) + list(prim.kwargs.values())
+            if not (isinstance(a, ir.Var) and a.name == before)]
+
+
+def may_hold_ints(analysis, known, name, phis):
+    """Whether ``name`` may be an array of integers or booleans, which ``name += v`` changes
+    in place: not where it is certainly inexact (``known``), a number, a list or another
+    object, nor where it merges only such values and Python numbers (``total = 0`` before a
+    loop's ``total += row``: a Python number is rebound, not changed). ``phis`` maps a merge's
+    target to its sources."""
+    seen, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n in seen or n in known or analysis.kinds.get(n) in (SCALAR, SEQ, OTHER):
+            continue
+        seen.add(n)
+        if n not in phis or len(seen) > 64:
+            return True
+        for src in phis[n]:
+            if src is None or src == ir.UNSET:
+                continue  # (unbound there: Python raises)
+            if isinstance(src, ir.Var):
+                todo.append(src.name)
+            elif isinstance(src, ir.Const) and not isinstance(
+                    src.value, (bool, int, float, complex, np.generic)):
+                return True
     return False
 
 

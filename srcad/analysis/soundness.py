@@ -37,7 +37,13 @@ from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call
-from .dtypes import inexact_type, inexact_values
+from .dtypes import (
+    augmented_operands,
+    inexact_constant,
+    inexact_type,
+    inexact_values,
+    may_hold_ints,
+)
 from .memory_tables import safe_in
 from .user_calls import bind_call, user_callee
 from .write_names import shown
@@ -77,6 +83,12 @@ class Check:
         self.an = analysis
         self.reaching = _reaching(fn)
         self._inexact = None
+
+    @functools.cached_property
+    def phis(self):
+        """Each merge's target: its sources."""
+        return {p.target: p.sources for s in ir.walk(self.fn.body)
+                for p in getattr(s, "phis", ())}
 
     @property
     def inexact(self):
@@ -229,19 +241,27 @@ class Check:
                          "srcad.stop_gradient(...) if no gradient should flow")
 
     def augmented_dtype(self, stmt):
-        """``y += v`` of a differentiated ``v`` where ``y`` may be an array of integers or
-        booleans: NumPy adds in place and raises (it does not cast a float into an int array,
-        UFuncTypeError) where srcad's ``y = y + v`` would compute in floats; refused unless
-        ``y`` is certainly a float array (or not an array)."""
+        """``y += v`` of a differentiated or float ``v`` where ``y`` may be an array of
+        integers or booleans: NumPy adds in place and raises (it does not cast a float into an
+        int array, UFuncTypeError) where srcad's ``y = y + v`` would compute in floats;
+        refused unless ``y`` is certainly a float array or not an array (a number, or a merge
+        of numbers and float arrays: ``total = 0`` then ``total += row`` in a loop)."""
         before = getattr(self.fn, "augmented", {}).get(stmt.target)
-        if before is None or not any(self.varied(a) for a in stmt.value.operands()):
+        if before is None:
             return
-        if self.an.kind(ir.Var(before)) in (SEQ, SCALAR, OTHER) or before in self.inexact:
+        floats = [a for a in augmented_operands(stmt.value, before) if isinstance(
+            a, ir.Var) and a.name in self.inexact or isinstance(a, ir.Const) and
+            inexact_constant(a.value)]  # (y *= 0.5 of an int array: NumPy raises too)
+        if not floats and not any(self.varied(a) for a in stmt.value.operands()):
+            return
+        if self.an.kind(ir.Var(before)) in (SEQ, SCALAR, OTHER) or not may_hold_ints(
+                self.an, self.inexact, before, self.phis):
             return
         if (getattr(self.fn.source, "filename", None) or "").startswith("<srcad "):
             return  # srcad's own code
         obj = shown(self.fn, ir.Var(before))
-        raise self.error(stmt, f"an augmented assignment of a differentiated value into "
+        what = "a float" if floats else "a differentiated"
+        raise self.error(stmt, f"an augmented assignment of {what} value into "
                          f"{obj}, an array that may hold integers or booleans: NumPy adds in "
                          "place and raises there (it does not cast floats into an integer "
                          "array), where srcad would compute in floats",
