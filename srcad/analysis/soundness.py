@@ -252,6 +252,8 @@ class Check:
         floats = [a for a in augmented_operands(stmt.value, before) if isinstance(
             a, ir.Var) and a.name in self.inexact or isinstance(a, ir.Const) and
             inexact_constant(a.value)]  # (y *= 0.5 of an int array: NumPy raises too)
+        if stmt.value.fn is operator.truediv:  # (y /= 2 gives floats: likewise)
+            floats.append(ir.Const(2.0))
         if not floats and not any(self.varied(a) for a in stmt.value.operands()):
             return
         if self.an.kind(ir.Var(before)) in (SEQ, SCALAR, OTHER) or not may_hold_ints(
