@@ -12,7 +12,8 @@ against central differences and srcad's tape.
 Each form at the top level, in a branch, in a loop and in a callee (its forward part), under
 grad, value_and_grad, vjp, jvp, jacfwd, jacrev, hessian and has_aux: the exception type of
 ``f`` itself. Cheap by default (4 cases), every case under SRCAD_LONG_PROPERTIES=1. Imports
-itertools, NumPy, pytest, srcad and the tests' helpers."""
+itertools, NumPy, pytest, srcad, the tests' helpers and test_sound33_shapes_raise's
+programs and transforms (the same places and transforms, other forms)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,11 @@ import pytest
 import srcad.tape
 from program_files import module
 from sampling import LONG
+from test_sound33_shapes_raise import CALLEE, PLACES, TEXT, TRANSFORMS, X, _want
 from twin_checks import central
 
 import srcad
 
-X = np.array([0.3, -0.7, 1.1])
 #: form -> (a dead value reading y, x and the argument b; a b raising, a b not raising)
 FORMS = {
     "big_int_ufunc": ("np.sin(b)", 2 ** 70, 3),
@@ -39,55 +40,9 @@ FORMS = {
     "complex_floordiv": ("b // 2.0", np.ones(3) * 1j, np.ones(3)),
     "complex_made": ("np.floor(b + x)", np.ones(3) * 1j, np.ones(3)),
 }
-PLACES = {
-    "top": "    m = {e}\n",
-    "branch": "    if x[0] > -10.0:\n        m = {e}\n",
-    "loop": "    for i in range(2):\n        m = {e}\n",
-    "callee": "    m = {e}\n",  # (in a function f calls: its forward part, CALLEE)
-}
-TEXT = """import numpy as np
-
-
-def f(x, b):
-    y = x * x + 1.0
-{dead}    return np.sum(y * 3.0 + x)
-
-
-def f_aux(x, b):
-    y = x * x + 1.0
-{dead}    return np.sum(y * 3.0 + x), 7
-"""
-CALLEE = """import numpy as np
-
-
-def g(x, b):
-    y = x * x + 1.0
-{dead}    return y * 3.0 + x
-
-
-def f(x, b):
-    return np.sum(g(x, b))
-
-
-def f_aux(x, b):
-    return np.sum(g(x, b)), 7
-"""
-TRANSFORMS = {
-    "grad": lambda g, b: srcad.grad(g)(X, b),
-    "value_and_grad": lambda g, b: srcad.value_and_grad(g)(X, b)[1],
-    "vjp": lambda g, b: srcad.vjp(g, X, b, wrt=0)[1](1.0),
-    "jvp": lambda g, b: np.array([srcad.jvp(g, (X, b), (e,), wrt=0)[1] for e in np.eye(3)]),
-    "jacfwd": lambda g, b: srcad.jacfwd(g)(X, b),
-    "jacrev": lambda g, b: srcad.jacrev(g)(X, b),
-    "hessian": lambda g, b: np.diag(srcad.hessian(g)(X, b)),
-}
 CASES = list(itertools.product(FORMS, PLACES))
 CASES = CASES if LONG else [("big_int_ufunc", "top"), ("big_int_int_array", "branch"),
                             ("complex_floor", "loop"), ("complex_arctan2", "callee")]
-
-
-def _want(name):
-    return np.full(3, 6.0) if name == "hessian" else 6.0 * X + 1.0
 
 
 @pytest.mark.parametrize("form,place", CASES)

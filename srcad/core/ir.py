@@ -313,6 +313,27 @@ def defined_by(stmt):
     return []
 
 
+def read_counts(body):
+    """How many times each name is read in ``body``, its nested blocks, its merges' sources
+    and its loops' tests and exits (a dict: name -> count)."""
+    reads = {}
+
+    def read(atoms):
+        for v in atoms:
+            reads[v.name] = reads.get(v.name, 0) + 1
+
+    for stmt in walk(body):
+        read(reads_of(stmt))
+        if isinstance(stmt, (If, Loop)):
+            for phi in stmt.phis:
+                for source in phi.sources:
+                    read(atoms_in(source))
+        if isinstance(stmt, Loop):
+            for atom in (stmt.test, stmt.exit):
+                read(atoms_in(atom))
+    return reads
+
+
 def reads_of(stmt):
     """Vars a statement reads at its own level."""
     if isinstance(stmt, Assign):

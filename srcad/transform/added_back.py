@@ -28,21 +28,10 @@ _ADD = (operator.add, np.add)
 def find(fn, an):
     """``(writes, unread)``: the ids of the :class:`ir.SetItem` statements of ``fn`` that
     are such additions, and the names of the elements read only to be written back."""
-    defs, reads, block = {}, Counter(), {}
+    defs, reads, block = {}, Counter(ir.read_counts(fn.body)), {}
     for stmt in ir.walk(fn.body):
         if isinstance(stmt, ir.Assign) and stmt.target is not None and not stmt.effect:
             defs[stmt.target] = stmt
-        for v in ir.reads_of(stmt):
-            reads[v.name] += 1
-        if isinstance(stmt, (ir.If, ir.Loop)):
-            for phi in stmt.phis:
-                for source in phi.sources:
-                    for v in ir.atoms_in(source):
-                        reads[v.name] += 1
-        if isinstance(stmt, ir.Loop):
-            for atom in (stmt.test, stmt.exit):
-                for v in ir.atoms_in(atom):
-                    reads[v.name] += 1
     _blocks(fn.body, block)
     writes, unread = set(), set()
     for stmt in ir.walk(fn.body):

@@ -31,22 +31,11 @@ _DIV = (operator.truediv, np.divide)
 def find(fn, an):
     """``{quotient: (u, template)}`` for each such quotient of ``fn`` (see the module):
     ``template`` is ``u``'s gradient in ``g`` (the quotient's gradient) and ``ans``."""
-    defs, reads = {}, Counter()
+    defs, reads = {}, Counter(ir.read_counts(fn.body))
     block = _blocks(fn.body, {})  # a target -> the block assigning it
     for stmt in ir.walk(fn.body):
         if isinstance(stmt, ir.Assign) and stmt.target is not None:
             defs[stmt.target] = stmt
-        for v in ir.reads_of(stmt):
-            reads[v.name] += 1
-        if isinstance(stmt, (ir.If, ir.Loop)):
-            for phi in stmt.phis:
-                for source in phi.sources:
-                    for v in ir.atoms_in(source):
-                        reads[v.name] += 1
-        if isinstance(stmt, ir.Loop):
-            for atom in (stmt.test, stmt.exit):
-                for v in ir.atoms_in(atom):
-                    reads[v.name] += 1
     found = {}
     for target, stmt in defs.items():
         value = stmt.value
