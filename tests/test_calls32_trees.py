@@ -119,24 +119,26 @@ def unflat(v, like, start=0):
     return anp.reshape(v[start:start + n], np.shape(like)), start + n
 
 
-def same_structure(g, x):
+def same_structure(g, x, floats=False):
     """The gradient ``g`` is shaped as ``x``: the same container classes, keys in order,
-    leaf shapes (a number's gradient a number of any class)."""
+    leaf shapes (a number's gradient a number of any class; with ``floats``, a ``float`` or
+    an array)."""
     assert type(g) is type(x) or not isinstance(x, (list, tuple, dict, DC, np.ndarray)), (
         g, x)
     if isinstance(x, dict):
         assert list(g) == list(x)
         for k in x:
-            same_structure(g[k], x[k])
+            same_structure(g[k], x[k], floats)
     elif isinstance(x, DC):
-        same_structure(g.a, x.a)
-        same_structure(g.b, x.b)
+        same_structure(g.a, x.a, floats)
+        same_structure(g.b, x.b, floats)
     elif isinstance(x, (list, tuple)):
         assert len(g) == len(x)
         for a, b in zip(g, x):
-            same_structure(a, b)
+            same_structure(a, b, floats)
     else:
         assert np.shape(g) == np.shape(x)
+        assert not floats or type(g) is float or type(g) is np.ndarray, type(g)
 
 
 def references(f, twin, x):

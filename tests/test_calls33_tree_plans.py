@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from sampling import LONG
 from test_calls32_trees import DC, NT, flat, leaves, unflat  # the same records, flattening
+from test_calls32_trees import same_structure as shaped_as
 from twin_checks import central
 
 import srcad
@@ -73,23 +74,8 @@ def ag_nested(p):
 
 
 def same_structure(g, x):
-    """``g`` shaped as ``x``: container classes, keys in order, leaf shapes, float leaves."""
-    if isinstance(x, (list, tuple, dict, DC)):
-        assert type(g) is type(x), (g, x)
-    if isinstance(x, dict):
-        assert list(g) == list(x)
-        for k in x:
-            same_structure(g[k], x[k])
-    elif isinstance(x, DC):
-        same_structure(g.a, x.a)
-        same_structure(g.b, x.b)
-    elif isinstance(x, (list, tuple)):
-        assert len(g) == len(x)
-        for a, b in zip(g, x):
-            same_structure(a, b)
-    else:
-        assert np.shape(g) == np.shape(x)
-        assert type(g) is float or type(g) is np.ndarray, type(g)
+    """``g`` shaped as ``x`` (calls32's check) with float leaves: a ``float`` or an array."""
+    shaped_as(g, x, floats=True)
 
 
 def hessian_rows(h, x):

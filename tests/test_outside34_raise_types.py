@@ -13,7 +13,7 @@ Each form at the top level, in a branch, in a loop and in a callee (its forward 
 grad, value_and_grad, vjp, jvp, jacfwd, jacrev, hessian and has_aux: the exception type of
 ``f`` itself. Cheap by default (4 cases), every case under SRCAD_LONG_PROPERTIES=1. Imports
 itertools, NumPy, pytest, srcad, the tests' helpers and test_sound33_shapes_raise's
-programs and transforms (the same places and transforms, other forms)."""
+places and its check of every transform, `raises_in_every_transform` (other forms)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,9 @@ import itertools
 
 import numpy as np
 import pytest
-import srcad.tape
 from program_files import module
 from sampling import LONG
-from test_sound33_shapes_raise import CALLEE, PLACES, TEXT, TRANSFORMS, X, _want
-from twin_checks import central
+from test_sound33_shapes_raise import PLACES, X, _want, raises_in_every_transform
 
 import srcad
 
@@ -48,18 +46,8 @@ CASES = CASES if LONG else [("big_int_ufunc", "top"), ("big_int_int_array", "bra
 @pytest.mark.parametrize("form,place", CASES)
 def test_a_dead_value_raising_by_value_type_raises_in_every_transform(tmp_path, form, place):
     expression, bad, good = FORMS[form]
-    mod = module(tmp_path, f"types_{form}_{place}", (CALLEE if place == "callee" else TEXT).format(
-        dead=PLACES[place].format(e=expression)))
-    with pytest.raises(Exception) as raised:
-        mod.f(X, bad)
-    kind = type(raised.value)
-    mod.f(X, good)  # (it does not raise)
-    assert np.allclose(central(mod.f, [X, good], 0), _want("grad"), atol=1e-6)
-    assert np.allclose(srcad.tape.grad(mod.f)(X, good), _want("grad"))
-    for name, transform in TRANSFORMS.items():
-        with pytest.raises(kind):
-            transform(mod.f, bad)
-        assert np.allclose(transform(mod.f, good), _want(name), rtol=1e-9), name
+    mod, kind = raises_in_every_transform(tmp_path, f"types_{form}_{place}", expression, place,
+                                          bad, good)
     with pytest.raises(kind):
         srcad.grad(mod.f_aux, has_aux=True)(X, bad)
     assert np.allclose(srcad.grad(mod.f_aux, has_aux=True)(X, good)[0], _want("grad"))

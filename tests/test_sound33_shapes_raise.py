@@ -109,10 +109,11 @@ def _want(name):
     return np.full(3, 6.0) if name == "hessian" else 6.0 * X + 1.0
 
 
-@pytest.mark.parametrize("form,place", CASES)
-def test_a_dead_value_raising_by_shape_or_type_raises_in_every_transform(tmp_path, form, place):
-    expression, bad, good = FORMS[form]
-    mod = module(tmp_path, f"shapes_{form}_{place}", (CALLEE if place == "callee" else TEXT).format(
+def raises_in_every_transform(tmp_path, module_name, expression, place, bad, good):
+    """The program with the dead ``expression`` at ``place``: ``f`` raises for ``bad`` and
+    each of :data:`TRANSFORMS` raises the same, and for ``good`` each gives the gradient
+    central differences and the tape give. Returns the module and the exception's type."""
+    mod = module(tmp_path, module_name, (CALLEE if place == "callee" else TEXT).format(
         dead=PLACES[place].format(e=expression)))
     with pytest.raises(Exception) as raised:
         mod.f(X, bad)
@@ -124,6 +125,14 @@ def test_a_dead_value_raising_by_shape_or_type_raises_in_every_transform(tmp_pat
         with pytest.raises(kind):
             transform(mod.f, bad)
         assert np.allclose(transform(mod.f, good), _want(name), rtol=1e-9), name
+    return mod, kind
+
+
+@pytest.mark.parametrize("form,place", CASES)
+def test_a_dead_value_raising_by_shape_or_type_raises_in_every_transform(tmp_path, form, place):
+    expression, bad, good = FORMS[form]
+    mod, kind = raises_in_every_transform(tmp_path, f"shapes_{form}_{place}", expression,
+                                          place, bad, good)
     for name, transform in OTHERS.items() if LONG else [("has_aux", OTHERS["has_aux"])]:
         if name == "numba" and isinstance(bad, str):
             continue  # (Numba refuses a string argument, with its own error)
