@@ -88,6 +88,14 @@ def inexact_constant(value):
     return False
 
 
+def inexact_atom(atom, known):
+    """Whether an operand is certainly inexact: a name in ``known`` (:func:`inexact_values`)
+    or an inexact constant."""
+    if isinstance(atom, ir.Var):
+        return atom.name in known
+    return isinstance(atom, ir.Const) and inexact_constant(atom.value)
+
+
 def inexact_values(analysis):
     """The names of ``analysis.fn`` certainly holding inexact values (see the module)."""
     fn = analysis.fn
@@ -118,11 +126,7 @@ def _facts(stmt, known, analysis, augmented, builds):
     """(name, whether this statement shows it inexact) for what ``stmt`` defines."""
 
     def atom(a):
-        if isinstance(a, ir.Var):
-            return a.name in known
-        if isinstance(a, ir.Const):
-            return inexact_constant(a.value)
-        return False
+        return inexact_atom(a, known)
 
     if isinstance(stmt, ir.Assign) and stmt.target is not None:
         value = stmt.value

@@ -39,7 +39,7 @@ from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call
 from .dtypes import (
     augmented_operands,
-    inexact_constant,
+    inexact_atom,
     inexact_type,
     inexact_values,
     may_hold_ints,
@@ -249,11 +249,9 @@ class Check:
         before = getattr(self.fn, "augmented", {}).get(stmt.target)
         if before is None:
             return
-        floats = [a for a in augmented_operands(stmt.value, before) if isinstance(
-            a, ir.Var) and a.name in self.inexact or isinstance(a, ir.Const) and
-            inexact_constant(a.value)]  # (y *= 0.5 of an int array: NumPy raises too)
-        if stmt.value.fn is operator.truediv:  # (y /= 2 gives floats: likewise)
-            floats.append(ir.Const(2.0))
+        # y *= 0.5 of an int array: NumPy raises too; y /= 2 gives floats: likewise
+        floats = stmt.value.fn is operator.truediv or any(
+            inexact_atom(a, self.inexact) for a in augmented_operands(stmt.value, before))
         if not floats and not any(self.varied(a) for a in stmt.value.operands()):
             return
         if self.an.kind(ir.Var(before)) in (SEQ, SCALAR, OTHER) or not may_hold_ints(
