@@ -14,10 +14,11 @@ differentiate, with respect to which arguments (``argnums``, ``has_aux`` as in J
 
 Each check is judged twice: srcad's gradient against central differences of the same function
 under the shim (two step sizes, along a random direction), and, when JAX is installed (``--jax``:
-a ``pip install --target`` folder; default ``/tmp/corpus26-deps``), against ``jax.grad`` of the
-program loaded with the real JAX (64-bit floats), on the very same inputs. A check whose function
-draws random numbers (``jax.random``: the shim's numbers are not JAX's) is judged by the
-differences only.
+a ``pip install --target`` folder; default ``/tmp/corpus26-deps``, else GradBench's
+``/tmp/deps-gradbench``), against ``jax.grad`` of the program loaded with the real JAX (64-bit
+floats), on the very same inputs. A check whose function draws random numbers (``jax.random``:
+the shim's numbers are not JAX's) is judged by the differences only; one using ``stop_gradient``
+by JAX only (UNJUDGED without it: its gradient is not that of its values).
 
 Outcomes per entry (the worst of its checks): PASS; WRONG (srcad disagrees with JAX, or with
 steady differences); UNJUDGED (no JAX and the differences are not steady); REFUSED (a
@@ -46,11 +47,15 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MIRRORS = "/work/.mirror"
-DEPS = "/tmp/corpus26-deps"
+DEPS = next((d for d in ("/tmp/corpus26-deps", "/tmp/deps-gradbench")
+             if os.path.isdir(os.path.join(d, "jax"))), "/tmp/corpus26-deps")
 STATEMENT_SECONDS = 10
 
-#: one derivative to take: ``fn(*args)`` w.r.t. ``argnums``; ``random``: it draws numbers
-Check = namedtuple("Check", "name fn args argnums has_aux random", defaults=(0, False, False))
+#: one derivative to take: ``fn(*args)`` w.r.t. ``argnums``; ``random``: it draws numbers;
+#: ``stopped``: it uses ``stop_gradient`` (its gradient is not that of its values: differences
+#: cannot judge it, only ``jax.grad`` can)
+Check = namedtuple("Check", "name fn args argnums has_aux random stopped",
+                   defaults=(0, False, False, False))
 
 # ---------------------------------------------------------------------------------- recipes
 # each takes the program's namespace and a RandomState and yields Checks
@@ -227,8 +232,9 @@ def intro_linreg(ns, rs):
 def cookbook_301(ns, rs):
     """The newer autodiff cookbook: stop_gradient in a TD(0) loss and a straight-through
     estimator, a dict of parameters through jacrev, a Hessian as jacfwd(jacrev(f))."""
-    yield Check("td_loss", ns["td_loss"], (rs.randn(3), rs.randn(3), 1.0, rs.randn(3)))
-    yield Check("straight_through_round", ns["straight_through_round"], (1.7,))
+    yield Check("td_loss", ns["td_loss"], (rs.randn(3), rs.randn(3), 1.0, rs.randn(3)),
+                stopped=True)
+    yield Check("straight_through_round", ns["straight_through_round"], (1.7,), stopped=True)
     W, b, c = rs.randn(3), rs.randn(), rs.randn(len(ns["inputs"]))
     jacrev, predict_dict, inputs = ns["jacrev"], ns["predict_dict"], ns["inputs"]
     hessian, loss = ns["hessian"], ns["loss"]
@@ -514,7 +520,7 @@ def run_checks(engine, ns, rs, inputs):
         made = [c._replace(args=a) for c, a in zip(made, inputs)]
     made_args = copy.deepcopy([c.args for c in made])
     for check in made:
-        r = {"name": check.name, "random": check.random}
+        r = {"name": check.name, "random": check.random, "stopped": check.stopped}
         try:
             value = _scalar(check.fn, check.has_aux, check.args)
             r["value"] = value
@@ -618,6 +624,8 @@ def judge(mine, theirs):
         if fd_ok:
             return "WRONG?", f"differs from jax.grad, agrees with differences ({a[:3]} vs {b[:3]})"
         return "WRONG", f"differs from jax.grad ({a[:3]} vs {b[:3]}) and from differences"
+    if mine.get("stopped"):
+        return "UNJUDGED", "stop_gradient: only jax.grad can judge it (JAX not found: --jax)"
     if fd_ok:
         return "PASS", "= differences" + ("" if theirs is None else
                                           f" (jax: {theirs.get('outcome', 'random')})")
