@@ -44,7 +44,7 @@ import sys as _sys
 from . import extend
 from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
 from .batched_jvp import jvp_batched
-from .curried import make_jvp, make_vjp
+from .curried import linearize, make_jvp, make_vjp
 from .errors import (
     BackendError,
     MissingRuleError,
@@ -89,7 +89,7 @@ __version__ = "0.1.0"
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jvp_batched", "jacobian", "jacfwd", "jacrev",
     "hessian", "hvp",
-    "elementwise_grad", "hessian_vector_product", "make_vjp", "make_jvp",
+    "elementwise_grad", "hessian_vector_product", "make_vjp", "make_jvp", "linearize",
     "compare", "graph", "tape", "check", "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "register_pytree", "numba_function", "numba_jvp",
     "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",

@@ -1,5 +1,5 @@
 """autograd's curried derivative makers, ``make_vjp(f)(*args)`` and ``make_jvp(f)(*args)(v)``,
-and what srcad reads for them inside differentiated code.
+JAX's ``linearize(f, *primals)``, and what srcad reads for them inside differentiated code.
 
 Each function :func:`make_vjp` and :func:`make_jvp` return carries ``__srcad_curried__``
 (``(kind, maker, f, wrt)``): lowering a call of it in code srcad differentiates
@@ -53,6 +53,20 @@ def make_jvp(f, wrt=0, *, argnums=None, argnum=None):
 
     made.__srcad_curried__ = ("jvp", pushforward, f, wrt)
     return made
+
+
+def linearize(f, *primals, wrt=None):
+    """JAX's ``linearize``: ``(f(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is ``J v``, the
+    derivative of ``f`` at ``primals`` along ``tangents`` (one per argument differentiated:
+    every argument unless ``wrt`` names some, as in :func:`srcad.jvp`). srcad's forward-mode
+    code is made at the first call of ``f_jvp`` and cached; each call runs it again, primal
+    part included (JAX keeps the primal values instead)."""
+    primals = tuple(primals)
+
+    def f_jvp(*tangents):
+        return api.jvp(f, primals, tangents, wrt=wrt)[1]
+
+    return f(*primals), f_jvp
 
 
 @functools.lru_cache(maxsize=256)

@@ -7,7 +7,8 @@
 - ``jax.numpy`` *is* NumPy (``jnp.dot`` is ``np.dot``), ``jax.scipy.special``/``.stats``/
   ``.linalg`` *are* SciPy's modules: srcad knows their functions by their rules;
 - ``grad``, ``value_and_grad`` (``argnums``, ``has_aux``), ``jacfwd``, ``jacrev``,
-  ``hessian``, ``jvp``, ``vjp`` are srcad's; ``jit`` (and ``checkpoint``) return the function;
+  ``hessian``, ``jvp``, ``vjp``, ``linearize`` are srcad's; ``jit`` (and ``checkpoint``)
+  return the function;
 - ``jax.nn``'s activations, ``vmap`` (a Python loop and ``np.stack``; ``pmap`` too),
   ``lax.fori_loop``/``scan``/``cond``/``while_loop``/``map`` (Python loops and branches), the pytree
   functions (``tree_map`` and friends) are written here in plain Python and NumPy, so srcad
@@ -401,7 +402,8 @@ def install():
         tree=tree_new, example_libraries=example_libraries, config=config,
         grad=srcad.grad, value_and_grad=srcad.value_and_grad, jacfwd=srcad.jacfwd,
         jacrev=srcad.jacrev, jacobian=srcad.jacobian, hessian=srcad.hessian, jvp=srcad.jvp,
-        vjp=srcad.vjp, jit=jit, vmap=vmap, pmap=vmap, checkpoint=checkpoint, remat=checkpoint,
+        vjp=srcad.vjp, linearize=srcad.linearize, jit=jit, vmap=vmap, pmap=vmap,
+        checkpoint=checkpoint, remat=checkpoint,
         Array=np.ndarray, tree_map=tree_map, device_put=np.asarray,
         block_until_ready=lambda x: x, devices=lambda *a: ["cpu"]))
     modules = {"jax": jax, "jax.numpy": np, "jax.nn": nn, "jax.lax": lax, "jax.random": random,
