@@ -151,6 +151,9 @@ class Flow:
                 self.set_flag(gname, True, body)
         self.live = live_outside | {self.g(p.target) for p in active_phis}
         self.maybe = maybe_top
+        for gname in [g for g in self.uniform if g not in self.live]:
+            del self.uniform[gname]  # one number per iteration (.loop_sums), dead after it:
+            self.uniform_made.pop(gname, None)  # never made an array after the loop
         if stmt.kind == "for" and stmt.exit is None:
             for v in stmt.iter.operands():
                 self.ref(v.name, frame)
