@@ -24,8 +24,9 @@ from twin_checks import central
 import srcad
 from srcad.errors import SrcadError
 
-CALLEE = ("import numpy as np\n\n\ndef upd(a, b, x):\n    a[0] = x[0] * 2.0\n    b[1:] += x[1:] * b[1:]\n"
-          "\n\ndef twin_upd(a, b, x):\n    a = np.concatenate([x[:1] * 2.0, a[1:]])\n"
+CALLEE = ("import numpy as np\n\n\ndef upd(a, b, x):\n    a[0] = x[0] * 2.0\n"
+          "    b[1:] += x[1:] * b[1:]\n\n\ndef twin_upd(a, b, x):\n"
+          "    a = np.concatenate([x[:1] * 2.0, a[1:]])\n"
           "    b = np.concatenate([b[:1], b[1:] + x[1:] * b[1:]])\n    return a, b\n\n\n")
 #: name -> (how xs is built and the call made, the twin's)
 FORMS = {

@@ -197,6 +197,12 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             if kind == SCALAR and (isinstance(contribution, ast.Subscript) or isinstance(
                     contribution, ast.Name) and contribution.id in self.borrowed):
                 self.borrowed.add(gname)
+            elif kind == SCALAR and isinstance(contribution, ast.Name) and (
+                    contribution.id in self.live):
+                # ddE = dEi, two gradients holding one float: neither is added into in place
+                # (that code differentiated again could not tell the float from an array
+                # both names hold, dEi += v changing ddE too)
+                self.borrowed |= {gname, contribution.id}
             if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
             else:
