@@ -20,9 +20,11 @@ from ..core.walk import walk_nodes
 
 def lower(lw, node):
     """The atom of ``{**m, k: v, ...}`` lowered by ``lw`` (a
-    :class:`srcad.frontend.lower.Lowerer`); None for another display with ``**``."""
+    :class:`srcad.frontend.lower.Lowerer`); another display with ``**`` refused."""
     if node.keys[0] is not None or any(k is None for k in node.keys[1:]):
-        return None
+        raise lw.error(node, "unpacking (**d) inside a dict literal, after other keys or twice",
+                       hint="copy the first dict and set the other keys in order: e = "
+                       "dict(d); e['k'] = v; for k in d2: e[k] = d2[k]")
     star = lw.expr(node.values[0])
     line = node.lineno
     if all(_builtin(lw, n) for n in ("isinstance", "list", "tuple", "dict")):

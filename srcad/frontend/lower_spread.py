@@ -157,12 +157,7 @@ class Spreads:
         """``{k: a, j: b}``: a dict built from its keys and values; ``{**d, k: a}`` a copy of
         ``d`` with keys set (:mod:`.dict_spreads`; ``**d`` elsewhere refused)."""
         if any(k is None for k in node.keys):
-            copied = dict_spreads.lower(self, node)
-            if copied is not None:
-                return copied
-            raise self.error(node, "unpacking (**d) inside a dict literal, after other keys "
-                             "or twice", hint="copy the first dict and set the other keys in "
-                             "order: e = dict(d); e['k'] = v; for k in d2: e[k] = d2[k]")
+            return dict_spreads.lower(self, node)
         args = []
         for key, value in zip(node.keys, node.values):
             args += [self.expr(key), self.expr(value)]
