@@ -141,10 +141,7 @@ def check(fn, analysis, callee=False):
             hint = copy_hint(mine, source, getattr(stmt, "line", None), by)
             item = getattr(fn, "augmented_items", {}).get(target)
             if item is not None and kind == "arg":  # ys[k] -= e: a copy holds the caller's
-                op = _SYMBOLS.get(getattr(stmt.value, "fn", None), "+")
-                hint = f"write {item[2]} = {item[2]} {op} ... (a new array; {op}= changes the " \
-                    f"caller's array, which a copy of the list still holds), with " \
-                    f"{item[2].split('[')[0]} a list of your own ({key} = list({key}) first)"
+                hint = _item_hint(stmt, item, key, aliases)
             if what == "setting .shape":
                 hint = _shape_hint(stmt, mine, f"the caller's array ({whose})", source)
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
@@ -348,6 +345,22 @@ def _write_of(stmt, aliases):
     ) and not log_append(value, aliases.defs):  # self.log.append("x"): changes no value read
         return value.args[0], None, f".{value.fn.name}()"
     return None, None, None
+
+
+def _item_hint(stmt, item, key, aliases):
+    """What to write instead of ``ys[k] += v`` changing the caller's array at ``ys[k]``:
+    ``ys[k] = ys[k] + v`` (a new array), in a copy of the container when ``ys`` is the
+    argument itself (a dict's copy where the key is a string)."""
+    op = _SYMBOLS.get(getattr(stmt.value, "fn", None), "+")
+    read = aliases.defs.get(item[0])
+    index = read.value.args[1] if isinstance(read, ir.Assign) and isinstance(
+        read.value, ir.Prim) and len(read.value.args) == 2 else None
+    kind = "dict" if isinstance(index, ir.Const) and isinstance(index.value, str) else "list"
+    mine = item[2].split("[")[0]
+    return f"write {item[2]} = {item[2]} {op} ... (a new array; {op}= changes the caller's " \
+        f"array, which a copy of the {kind} still holds)" + (
+            f", with {mine} a {kind} of your own ({key} = {kind}({key}) first)"
+            if mine == key else "")
 
 
 #: the operator of an augmented assignment, for its message

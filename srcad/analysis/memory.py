@@ -10,8 +10,9 @@ list display).
 
 Imports only ``srcad.core``, ``srcad.rules`` (the names of array methods), ``srcad.runtime``,
 :mod:`srcad.analysis.memory_tables`,
-:mod:`srcad.analysis.memory_places`, :mod:`srcad.analysis.user_calls` and
-:mod:`srcad.analysis.written_back`.
+:mod:`srcad.analysis.memory_places`, :mod:`srcad.analysis.user_calls`,
+:mod:`srcad.analysis.written_back` and :mod:`srcad.analysis.written_places` (what an item
+read at a constant place is, through the writes at constant places).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from .memory_tables import (
 )
 from .user_calls import bind_call, default_atom, is_user_call, user_callee
 from .written_back import given_back
+from .written_places import _Items
 
 
 def _calls_itself(fn):
@@ -126,7 +128,7 @@ def _added_to(aliases, old, fresh):
     return own | fresh if number else own
 
 
-class Aliases(_Places, _Calls):
+class Aliases(_Items, _Places, _Calls):
     """``own[v]``: the objects value ``v`` may be or be a view of; ``held[v]``: those and
     the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
     ("global", id)."""
@@ -208,20 +210,6 @@ class Aliases(_Places, _Calls):
             own = self.mem(atom, self.own)
             return (self.mem(atom, self.held) - own) | nested_items(own, self.fn)
         return self.mem(atom, self.held)
-
-    def _item(self, base, index):
-        """What ``base[index]`` may be. In a list whose items srcad made itself, each a new
-        object (:data:`_FRESH_ITEMS`: ``zeros_like``'s gradients), an item at a constant
-        index ``k >= 0`` is told apart from those at other constant indices: it is the
-        object made there, what was stored at ``k``, or what was put in any other way
-        (:attr:`loose`). Any other index, or any other list, may give any item."""
-        contents = self._contents(base)
-        own = self.mem(base, self.own)
-        k = place_key(index)
-        if k is None or not (own and own <= self.fresh_items):
-            return contents
-        return _union({(*alloc, "item", k)} | self.slots.get((alloc, k), frozenset())
-                      | self.loose.get(alloc, frozenset()) for alloc in own)
 
     def _solve(self):
         for _ in range(50):
@@ -330,9 +318,7 @@ class Aliases(_Places, _Calls):
         if isinstance(fn, ir.Method):
             base = args[0]
             if fn.name in FRESH_METHODS and not _may_keep(value):
-                items = self._contents(base) if isinstance(base, ir.Var) and (
-                    base.name in self.opaque) else (
-                    self.mem(base, self.held) - self.mem(base, self.own))
+                items = self._copy_holds(base)  # (an array's copy holds numbers)
                 if fn.name == "get":  # d.get(k): the item itself (or the default)
                     item = self._contents(base) | _union(self.mem(a, self.held)
                                                          for a in args[2:])

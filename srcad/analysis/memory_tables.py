@@ -67,7 +67,8 @@ MUTATORS = {
     "put": "flat = y.ravel().copy(); flat[ind] = v; y = flat.reshape(y.shape)",
     "itemset": "y[i] = v",
     "partition": "y = np.partition(y, k)",
-    "update": "build a new dict: d = {**d, **other} outside, or pass the values in",
+    "update": "build a new dict: e = {**d, 'k': v} (or e = dict(d); then e[k] = other[k] "
+              "for k in other), or pass the values in",
     "setdefault": "read with d.get(k, default) and build the new dict outside",
     "popitem": "read the items you need and build the new dict outside",
     "add": "hold the values in a list: seen = seen + [k] (k in seen reads it too)",

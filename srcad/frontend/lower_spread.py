@@ -16,6 +16,7 @@ A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it sha
 
 Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`,
 :mod:`.keyword_dicts` (``f(**kw)`` of a dict not built in the function),
+:mod:`.dict_spreads` (``{**d, k: v}``),
 :mod:`srcad.runtime.spread_calls` (the helper it writes) and :mod:`.source` (to read a callee's
 returns).
 """
@@ -33,7 +34,7 @@ from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..runtime.spread_calls import LIFTED, star_call
-from . import keyword_dicts
+from . import dict_spreads, keyword_dicts
 from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
@@ -153,11 +154,10 @@ class Spreads:
         return out
 
     def expr_Dict(self, node):
-        """``{k: a, j: b}``: a dict built from its keys and values (``**d`` inside refused)."""
+        """``{k: a, j: b}``: a dict built from its keys and values; ``{**d, k: a}`` a copy of
+        ``d`` with keys set (:mod:`.dict_spreads`; ``**d`` elsewhere refused)."""
         if any(k is None for k in node.keys):
-            raise self.error(node, "unpacking (**d) inside a dict literal",
-                             hint="build the dict with its keys one by one, or copy it with "
-                             "dict(d) and set the new keys")
+            return dict_spreads.lower(self, node)
         args = []
         for key, value in zip(node.keys, node.values):
             args += [self.expr(key), self.expr(value)]

@@ -37,8 +37,10 @@ binds itself (an attribute, a subscript, a view, a global: left as it was).
 (forms34) ``a = update(a, x)``, the name given bound to what the function returns (the array
 itself, a view of it, anything): ``update_result, a = update_fields(a, x); a =
 update_result``, as Python binds it. ``update(*(a, x))``, a tuple or list written in the
-call, is ``update(a, x)``; another ``*xs`` is left as it was (refused where it matters, the
-hint writing the arguments out: :func:`srcad.analysis.written_back.call_hint`).
+call, is ``update(a, x)``; (forms35) so is ``xs = (a, x); update(*xs)``, a name bound once to
+such a display and read only so (:func:`_displays`); another ``*xs`` is left as it was (refused
+where it matters, the hint writing the arguments out:
+:func:`srcad.analysis.written_back.call_hint`).
 
 Imports the standard library, gast, numpy, :mod:`srcad.core`, :mod:`.built_records`,
 :mod:`.changed_lists`, :mod:`.passed_calls`, :mod:`.passed_records`, :mod:`.returned_records`
@@ -272,9 +274,10 @@ def _maker(fn, changed):
     return entry
 
 
-def _spread(args):
-    """``args`` with each ``*(a, x)`` (a tuple or list written there) written out, or None
-    where another ``*xs`` is left (refused where it matters: written_back.shown_call)."""
+def _spread(args, displays=None):
+    """``args`` with each ``*(a, x)`` (a tuple or list written there, or a name bound to one:
+    ``displays``, :func:`_displays`) written out, or None where another ``*xs`` is left
+    (refused where it matters: written_back.shown_call)."""
     out = []
     for arg in args:
         if not isinstance(arg, gast.Starred):
@@ -282,8 +285,44 @@ def _spread(args):
         elif isinstance(arg.value, (gast.Tuple, gast.List)) and not any(
                 isinstance(e, gast.Starred) for e in arg.value.elts):
             out.extend(arg.value.elts)
+        elif isinstance(arg.value, gast.Name) and arg.value.id in (displays or {}):
+            out.extend(_name(e.id) if isinstance(e, gast.Name) else e
+                       for e in displays[arg.value.id])
         else:
             return None
+    return out
+
+
+def _displays(fdef, nodes):
+    """(forms35) name -> the items of the tuple or list display it is bound to, for ``f(*xs)``
+    to be ``f(a, b, x)``: ``xs`` bound once, at the function's top level, to a display of
+    names and constants, and read only as ``*xs`` or ``xs[k]`` (so a list is never changed);
+    each name in it a parameter or bound once, at the top level, before ``xs`` (so it holds
+    the object ``xs`` holds, where the call is: later writes into it are the call's own,
+    read back under that name)."""
+    stores, loads = {}, {}
+    parents = {c: n for n in nodes for c in gast.iter_child_nodes(n)}
+    for node in nodes:
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Param):
+            table = loads if isinstance(node.ctx, gast.Load) else stores
+            table.setdefault(node.id, []).append(node)
+    top = {id(s): i for i, s in enumerate(fdef.body)}
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    out = {}
+    for i, stmt in enumerate(fdef.body):
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], gast.Name) and isinstance(stmt.value, (gast.Tuple, gast.List))):
+            continue
+        name, elts = stmt.targets[0].id, stmt.value.elts
+        if len(stores.get(name, ())) != 1 or name in params or not all(
+                isinstance(parents.get(n), gast.Starred) or isinstance(parents.get(
+                    n), gast.Subscript) and parents[n].value is n and isinstance(
+                    parents[n].ctx, gast.Load) for n in loads.get(name, ())):
+            continue
+        if all(isinstance(e, gast.Constant) or isinstance(e, gast.Name) and (
+                e.id in params and not stores.get(e.id) or len(stores.get(e.id, ())) == 1
+                and top.get(id(parents.get(stores[e.id][0])), i) < i) for e in elts):
+            out[name] = elts
     return out
 
 
@@ -293,6 +332,7 @@ def lower(src):
     nodes = _own(fdef)
     local = passed_calls.bound_names(fdef)
     declared = None  # (the names declared global or nonlocal: read once a call is found)
+    displays = None  # (the names bound to a display: read once f(*xs) is found)
     found = []
     for stmt in nodes:
         if isinstance(stmt, gast.Expr):
@@ -304,7 +344,11 @@ def lower(src):
             continue
         if not isinstance(call, gast.Call) or any(k.arg is None for k in call.keywords):
             continue
-        args = _spread(call.args)  # update(*(a, x)): update(a, x)
+        args = _spread(call.args, displays)  # update(*(a, x)): update(a, x)
+        if args is None and displays is None and any(isinstance(a, gast.Starred) and isinstance(
+                a.value, gast.Name) for a in call.args):
+            displays = _displays(fdef, nodes)  # xs = (a, x); update(*xs): update(a, x)
+            args = _spread(call.args, displays)
         if args is None:
             continue
         fn = resolve_any(src, call.func, local)

@@ -194,9 +194,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)
-            if kind == SCALAR and (isinstance(contribution, ast.Subscript) or isinstance(
-                    contribution, ast.Name) and contribution.id in self.borrowed):
-                self.borrowed.add(gname)
+            self.borrowed |= _borrowed(gname, kind, contribution, self.borrowed, self.live)
             if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
             else:
@@ -362,6 +360,22 @@ def _keeps(sweep):
     keeps |= {g for g, p in sweep.primal_of.items() if kinds.get(p, ANY) in (ARRAY, SEQ, ANY)}
     keeps |= {ctx for _, ctx, _ in sweep.calls.values()}
     return (keeps - set(sweep.shapes)) | sweep.layouts  # (a shape is a small tuple)
+
+
+def _borrowed(gname, kind, contribution, borrowed, live):
+    """The float gradients not to be added into in place once ``gname = contribution`` is
+    made: ``gname`` where the float was read out of a container's gradient or is a borrowed
+    one; (forms35) both where it is another live gradient (``ddE = dEi``: that code
+    differentiated again could not tell the float from an array both names hold, ``dEi +=
+    v`` changing ``ddE`` too)."""
+    if kind != SCALAR:
+        return set()
+    if isinstance(contribution, ast.Subscript) or isinstance(
+            contribution, ast.Name) and contribution.id in borrowed:
+        return {gname}
+    if isinstance(contribution, ast.Name) and contribution.id in live:
+        return {gname, contribution.id}
+    return set()
 
 
 def _makes_new_array(tree):
