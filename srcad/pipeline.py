@@ -92,7 +92,8 @@ def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=(), analysis=None):
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
     sums = {spelled[h] for h in ("unbroadcast", "unbroadcast_to", "total")} if spelled else ()
     arrays = raise_facts.of(analysis, spelled) if analysis else None  # (.tidy_dead)
-    return tidy(fdef, temps, grads, floats, sums, ints, arrays) if OPTIMIZE else fdef
+    makers = {spelled["scatter"]} if spelled else ()  # a new array each call (.tidy_copies)
+    return tidy(fdef, temps, grads, floats, sums, ints, arrays, makers) if OPTIMIZE else fdef
 
 
 def _debug(stage, text):
