@@ -291,8 +291,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     plain = plain or bool(getattr(parsed, "records", None))  # (its tree is read once)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend, ducks=ducks,
-                                                 space=space, plain=plain, alike=alike,
-                                                 aux=aux)
+                                                 space=space, plain=plain, alike=alike, aux=aux)
     fn.aux = getattr(fn, "aux", None) if aux == "return" else None  # (assemble returns it)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")

@@ -274,14 +274,14 @@ def fresh_copies(fdef, makers=()):
     call was handed it, nothing reads it after), so ``b`` is ``a`` itself, written in place:
     ``b = x.copy(); b[i] = v; ...`` (a callee's forward part writing its argument twice, SSA's
     ``y = x.copy(); y[i] = v`` once a write). ``a`` may also be made by a call of one of
-    ``makers`` (the spellings of helpers that return a new array: ``scatter``), and the
-    write right after the copy, ``b[j] = a[j] + w``, may read ``a`` (its value is computed
-    before the write: ``a[j] = a[j] + w`` in place; the second-order forward sweep's
-    ``dx_1 = dx.copy()``). Only where ``a`` and ``b`` are each assigned once, in one block,
-    ``b`` is not mentioned from ``a``'s assignment to the copy, and every other mention of
-    ``a`` is the target ``a[...]`` of a plain assignment, between the two, whose index and
-    value do not mention ``a``; where ``a`` is read otherwise (a view, a value read later, a
-    save), the copy stays. Whether any went."""
+    ``makers`` (the spellings of helpers that return a new array: ``scatter``). The writes,
+    and the write right after the copy, ``b[j] = a[j] + w``, may read parts of ``a`` in
+    arithmetic (:func:`_item_reads`: computed before the write, ``b[j] = b[j] + w`` in
+    place; the second-order forward sweep's ``dx_1 = dx.copy()``), never ``a`` whole. Only
+    where ``a`` and ``b`` are each assigned once, in one block, ``b`` is not mentioned from
+    ``a``'s assignment to the copy, and every other mention of ``a`` is the target ``a[...]``
+    of a plain assignment between the two; where ``a`` is read otherwise (a view, a value
+    read later, a save), the copy stays. Whether any went."""
     mentions = collections.defaultdict(list)  # name -> its Name nodes (every context)
     for sub in _nodes(fdef):
         if sub.__class__ is ast.Name:
@@ -346,13 +346,11 @@ def _fresh_copy_at(block, j, mentions, makers):
         if b in _names_in(stmt):
             return False
         node = _written(stmt, a)
-        if node is not None and a not in (_names_in(stmt.targets[0].slice) | _names_in(
-                stmt.value)):
-            allowed.add(id(node))
+        if node is not None:  # a[k] = a[m] + w: its items read before the write
+            allowed |= {id(node)} | _item_reads(stmt, a)
     if j + 1 < len(block) and _written(block[j + 1], b) is not None:
-        # b[k] = a[k] + w: a's value read before the write (then b's, in place)
-        allowed |= {id(n) for n in _nodes(block[j + 1]) if n.__class__ is ast.Name and (
-            n.id == a)}
+        # b[k] = a[k] + w: a's items read before the write (then b's, in place)
+        allowed |= _item_reads(block[j + 1], a)
     if any(id(n) not in allowed for n in own):
         return False  # a read otherwise: the copy stays
     for n in own:
@@ -362,6 +360,20 @@ def _fresh_copy_at(block, j, mentions, makers):
     mentions[a] = []
     mentions[b] = [n for n in mentions[b] if n is not block[j].targets[0]]
     return True
+
+
+def _item_reads(stmt, a):
+    """The ids of the ``a`` nodes of ``a[...]`` read by the value of ``stmt`` (``x[k] =
+    v``) when that value is arithmetic (``a[k] + w``: a new array or number, computed before
+    the write, sharing no memory with ``a``); else none. Never ``a`` itself (a list given
+    ``a`` as an item would hold the array the copy stood for), nor a part read by the index
+    or as the value itself (a view of what the write changes: overlapping memory, which not
+    every library's writes copy first)."""
+    value = stmt.value
+    if value.__class__ is not ast.BinOp and value.__class__ is not ast.UnaryOp:
+        return set()
+    return {id(n.value) for n in _nodes(value) if n.__class__ is ast.Subscript and (
+        n.ctx.__class__ is ast.Load and n.value.__class__ is ast.Name and n.value.id == a)}
 
 
 def _names_in(node):

@@ -7,29 +7,31 @@ nothing):
 * ``dy[i]`` alone where the write names one element (an array of known rank ``r``, ``r`` ints
   in the index): a number already, what ``unbroadcast`` returned unchanged;
 * else the sum of the part, written as :meth:`Rules.unbroadcast` writes a number's
-  (``total(dy[1:])``; Numba: ``np.sum``).
+  (``total(dy[1:])``; Numba's code keeps its ``unbroadcast``, which may be given a number).
 
-Imports: ``srcad.core``.
+Imports: ``srcad.core``, :mod:`.nodes`.
 """
 
 from __future__ import annotations
 
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR
+from .nodes import call
 
 
-def number_part(sweep, stmt, block, frame):
-    """The gradient of the number ``stmt.value`` written by ``stmt`` (an :class:`ir.SetItem`
-    into an array) from ``block`` (the written part of the array's gradient), or None when
-    the value is not certainly a number written into an array (the caller then writes
-    ``unbroadcast(block, value)``)."""
+def value_part(sweep, stmt, block, frame):
+    """The gradient of the value ``stmt.value`` written by ``stmt`` (an :class:`ir.SetItem`)
+    from ``block`` (the written part of the array's gradient): a number's into an array as
+    above, else ``unbroadcast(block, value)`` (the value read for its shape)."""
     value, obj = stmt.value, stmt.obj
-    if sweep.an.kind(value) != SCALAR or not isinstance(obj, ir.Var) or (
-            sweep.an.kinds.get(obj.name) != ARRAY or sweep.an.kinds.get(stmt.target) != ARRAY):
-        return None
-    if _one_element(stmt.index, sweep.an.ranks.get(obj.name), sweep.an):
-        return block
-    return sweep.unbroadcast(block, value, stmt.target, {}, frame)
+    if sweep.an.kind(value) == SCALAR and isinstance(obj, ir.Var) and (
+            sweep.an.kinds.get(obj.name) == ARRAY == sweep.an.kinds.get(stmt.target)):
+        if _one_element(stmt.index, sweep.an.ranks.get(obj.name), sweep.an):
+            return block
+        if not getattr(sweep.an.callees, "compiles_all", False):  # (Numba: its unbroadcast)
+            return sweep.unbroadcast(block, value, stmt.target, {}, frame)
+    sweep.ref(value.name, frame)
+    return call(sweep.helper("unbroadcast"), block, value.name)
 
 
 def _one_element(index, rank, an):

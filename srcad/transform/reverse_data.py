@@ -123,10 +123,7 @@ class Data:
                 self.ref(stmt.obj.name, frame)
                 block = call(self.helper("last_writes"), block, nodes.expr(stmt.obj),
                              _index_node(stmt.index))
-            part = number_writes.number_part(self, stmt, block, frame)  # y[i] = t: no t
-            if part is None:
-                self.ref(value.name, frame)
-                part = call(self.helper("unbroadcast"), block, value.name)
+            part = number_writes.value_part(self, stmt, block, frame)  # y[i] = t: no t kept
             if stmt.target in self.an.complex and not self.an.is_complex(value):
                 part = self.real_of(value, part)  # a real value into a complex array
             self.accumulate(value, part, code, frame)

@@ -238,12 +238,11 @@ class Rules:
             return contribution
         if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
-        carried = self.carried_in(atom.name, frame)  # total += row: total's shape (.saves)
-        if atom.name in self.in_loop or carried or _shape_kept(self, atom.name, kind):
-            # in a loop, a part (its context outlives the forward part; not Numba's: no shape
-            # set on one path only) or code only run (backend.free_early), keep the shape
+        looped = atom.name in self.in_loop or self.carried_in(atom.name, frame)  # (.saves)
+        if looped or _shape_kept(self, atom.name, kind):  # in a loop (total += row's total
+            # too), a part (its context outlives it) or code only run: keep the shape
             shape = self.shape_name(atom.name)
-            if atom.name not in self.in_loop and not carried:  # the array, if kept anyway
+            if not looped:  # the array itself, if kept anyway: see below
                 self.part_shapes[shape] = atom.name
             self.ref(shape, frame)
             plain = call(self.helper("unbroadcast_to"), contribution, shape)

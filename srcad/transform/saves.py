@@ -228,14 +228,15 @@ class Saves:
         shape a call. Not Numba's (its own stacks)."""
         carried = getattr(self, "_carried", None)
         if carried is None:
-            carried, self._carried_blocks = self._carried, _ = {}, {}
+            carried = self._carried = {}
+            self._carried_blocks = {}
             for loop in (s for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)):
                 names = {p.target for p in loop.phis if _array_carried(self, p)}
                 blocks = _blocks_in(loop.body)
                 for block in blocks:
                     carried.setdefault(block, set()).update(names)
-                for name_ in names:
-                    self._carried_blocks[name_] = blocks
+                for carried_name in names:
+                    self._carried_blocks[carried_name] = blocks
         return name_ in carried.get(frame, ()) and not getattr(
             self.an.callees, "compiles_all", False)
 
