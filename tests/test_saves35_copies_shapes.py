@@ -194,3 +194,27 @@ def test_an_accumulator_whose_shape_grows_reads_each_steps_shape():
         np.testing.assert_allclose(got[k], central(grows, (a, b, c), k), atol=1e-6)
         np.testing.assert_allclose(got[k], want[k], rtol=1e-10, atol=1e-12)
     assert "total" not in _pushed(srcad.source(df)), srcad.source(df)
+
+
+def scaled_rows(w, h):
+    """``w`` broadcast along ``h``'s rows in a loop that carries ``h``: ``w`` is read whole
+    for ``unbroadcast`` (a parameter, not carried: no shape of it is kept)."""
+    for _ in range(2):
+        h = np.tanh(h) * w
+    return np.sum(h * h)
+
+
+def scaled_rows_twin(w, h):
+    for _ in range(2):
+        h = anp.tanh(h) * w
+    return anp.sum(h * h)
+
+
+def test_a_value_broadcast_in_a_loop_that_carries_another():
+    rng = np.random.default_rng(5)
+    w, h = rng.normal(size=3), rng.normal(size=(2, 3))
+    got = srcad.grad(scaled_rows, wrt=(0, 1))(w, h)
+    want = autograd.grad(scaled_rows_twin, (0, 1))(w, h)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], central(scaled_rows, (w, h), k), atol=1e-6)
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-10, atol=1e-12)
