@@ -316,13 +316,14 @@ def pushed(tree, stack, analysis):
 
 
 def _blocks_in(stmts):
-    """The ids of ``stmts`` and of every block nested in it (arms, loop bodies, headers)."""
+    """The ids of ``stmts`` and of the blocks nested in it whose reads its saves cover (arms,
+    loop bodies; not an inner loop's header)."""
     found = [id(stmts)]
     for stmt in stmts:
         if isinstance(stmt, ir.If):
             found += _blocks_in(stmt.body) + _blocks_in(stmt.orelse)
         elif isinstance(stmt, ir.Loop):
-            found += _blocks_in(stmt.body) + _blocks_in(stmt.header)
+            found += _blocks_in(stmt.body)
     return found
 
 
