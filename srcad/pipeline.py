@@ -92,7 +92,8 @@ def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=(), analysis=None):
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
     sums = {spelled[h] for h in ("unbroadcast", "unbroadcast_to", "total")} if spelled else ()
     arrays = raise_facts.of(analysis, spelled) if analysis else None  # (.tidy_dead)
-    return tidy(fdef, temps, grads, floats, sums, ints, arrays) if OPTIMIZE else fdef
+    makers = {spelled["scatter"]} if spelled else ()  # a new array each call (.tidy_copies)
+    return tidy(fdef, temps, grads, floats, sums, ints, arrays, makers) if OPTIMIZE else fdef
 
 
 def _debug(stage, text):
@@ -290,8 +291,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     plain = plain or bool(getattr(parsed, "records", None))  # (its tree is read once)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend, ducks=ducks,
-                                                 space=space, plain=plain, alike=alike,
-                                                 aux=aux)
+                                                 space=space, plain=plain, alike=alike, aux=aux)
     fn.aux = getattr(fn, "aux", None) if aux == "return" else None  # (assemble returns it)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")

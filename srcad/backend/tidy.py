@@ -30,8 +30,10 @@ ones after it having seen that very tree the round before):
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
-Then, once: signs (``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)``, ``a + -b`` -> ``a - b``,
-``x += -b`` -> ``x -= b``, ``x += -b * c`` -> ``x -= b * c``), float literals in gradient
+Then, once: a second copy of an array nobody else holds goes (``a = x.copy(); a[0] = t;
+b = a.copy(); b[1:] = u`` writes ``b`` in place: :func:`.tidy_copies.fresh_copies`); signs
+(``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)``, ``a + -b`` -> ``a - b``, ``x += -b`` ->
+``x -= b``, ``x += -b * c`` -> ``x -= b * c``), float literals in gradient
 arithmetic, and float literals next to certain floats in a float specialisation
 (:mod:`.floats`).
 
@@ -52,7 +54,13 @@ from ..core.walk import walk_nodes
 from ..transform.nodes import Comment
 from ..transform.templates import _is_num
 from . import floats as float_arithmetic
-from .tidy_copies import _drop_copy_backs, _drop_self_copies, _merge_arms, _propagate_copies
+from .tidy_copies import (
+    _drop_copy_backs,
+    _drop_self_copies,
+    _merge_arms,
+    _propagate_copies,
+    fresh_copies,
+)
 from .tidy_dead import _dead_code
 from .tidy_flags import flag_copies
 from .tidy_nots import negated_flags
@@ -70,7 +78,7 @@ from .tidy_values import (
 from .tidy_walk import _blocks, _walk, same_tree
 
 
-def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
+def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=(), makers=()):
     """``fdef`` (one function definition's tree) tidied in place and returned; ``temps`` are
     the names srcad invented, ``grads`` the names of gradients (a value's name never turns
     into a gradient's), ``floats`` the parameters whose argument is exactly a ``float`` (see
@@ -78,7 +86,8 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
     here (a user's name may take one), ``ints`` the parameters given an ``int`` or ``bool``
     (numbers, never changed in place: returned as they are, no copy), ``arrays`` what the
     analysis knows of the values' names, numbers, arrays and their shapes' classes
-    (:class:`srcad.analysis.raise_facts.Facts`; what may raise: :mod:`.tidy_dead`)."""
+    (:class:`srcad.analysis.raise_facts.Facts`; what may raise: :mod:`.tidy_dead`),
+    ``makers`` the spellings of helpers that return a new array (:func:`.fresh_copies`)."""
     temps, grads = set(temps), set(grads)
     rewrites = (lambda: _drop_copy_backs(fdef), lambda: _merge_arms(fdef, grads),
                 lambda: _propagate_copies(fdef, grads), lambda: _propagate_constants(fdef),
@@ -101,6 +110,7 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=()):
         if changed is None:
             break
         last = changed
+    fresh_copies(fdef, makers)  # b = a.copy() of an a nobody else holds: b is a
     simplify_keeping_new(fdef)
     _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
     copy_aliases(fdef, (float_arithmetic._float_names(fdef, floats) if floats else set()) | set(

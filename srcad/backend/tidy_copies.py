@@ -265,3 +265,116 @@ def _assigns_only(stmt, name):
     return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name)
 
+
+
+
+def fresh_copies(fdef, makers=()):
+    """``a = x.copy()``, writes ``a[i] = v``, then ``b = a.copy()`` with ``a`` read nowhere
+    else: the second copy is of an array nobody else holds (no view of ``a`` was taken, no
+    call was handed it, nothing reads it after), so ``b`` is ``a`` itself, written in place:
+    ``b = x.copy(); b[i] = v; ...`` (a callee's forward part writing its argument twice, SSA's
+    ``y = x.copy(); y[i] = v`` once a write). ``a`` may also be made by a call of one of
+    ``makers`` (the spellings of helpers that return a new array: ``scatter``). The writes,
+    and the write right after the copy, ``b[j] = a[j] + w``, may read parts of ``a`` in
+    arithmetic (:func:`_item_reads`: computed before the write, ``b[j] = b[j] + w`` in
+    place; the second-order forward sweep's ``dx_1 = dx.copy()``), never ``a`` whole. Only
+    where ``a`` and ``b`` are each assigned once, in one block, ``b`` is not mentioned from
+    ``a``'s assignment to the copy, and every other mention of ``a`` is the target ``a[...]``
+    of a plain assignment between the two; where ``a`` is read otherwise (a view, a value
+    read later, a save), the copy stays. Whether any went."""
+    mentions = collections.defaultdict(list)  # name -> its Name nodes (every context)
+    for sub in _nodes(fdef):
+        if sub.__class__ is ast.Name:
+            mentions[sub.id].append(sub)
+        elif sub.__class__ is ast.arg:
+            mentions[sub.arg].append(sub)
+    made = False
+    for block, _ in list(_blocks(fdef)):
+        j = 0
+        while j < len(block):
+            if _fresh_copy_at(block, j, mentions, makers):
+                made = True
+                del block[j]
+            else:
+                j += 1
+    return made
+
+
+def _copy_of(stmt):
+    """``x`` of ``t = x.copy()`` (one name target, no arguments), else None."""
+    if stmt.__class__ is not ast.Assign or len(stmt.targets) != 1 or (
+            stmt.targets[0].__class__ is not ast.Name):
+        return None
+    value = stmt.value
+    if value.__class__ is ast.Call and not value.args and not value.keywords and (
+            value.func.__class__ is ast.Attribute and value.func.attr == "copy" and (
+            value.func.value.__class__ is ast.Name)):
+        return value.func.value.id
+    return None
+
+
+def _written(stmt, name):
+    """The ``name`` node of ``stmt`` if it is ``name[...] = value``, else None."""
+    target = stmt.targets[0] if stmt.__class__ is ast.Assign and len(
+        stmt.targets) == 1 else None
+    if target.__class__ is ast.Subscript and target.value.__class__ is ast.Name and (
+            target.value.id == name):
+        return target.value
+    return None
+
+
+def _fresh_copy_at(block, j, mentions, makers):
+    """Whether ``block[j]`` is a second copy :func:`fresh_copies` drops; if so, ``a`` is
+    renamed ``b`` (``mentions`` kept up to date) and the caller deletes the copy."""
+    a = _copy_of(block[j])
+    if a is None:
+        return False
+    b = block[j].targets[0].id
+    own = mentions[a]
+    stores = [n for n in own if n.__class__ is ast.Name and n.ctx.__class__ is ast.Store]
+    if a == b or len(stores) != 1 or len([n for n in mentions[b] if (
+            n.__class__ is not ast.Name or n.ctx.__class__ is not ast.Load)]) != 1:
+        return False  # each assigned once (b by the copy; a parameter is the caller's)
+    i = next((k for k in range(j) if block[k].__class__ is ast.Assign and len(
+        block[k].targets) == 1 and block[k].targets[0] is stores[0]), None)
+    if i is None or not (_copy_of(block[i]) is not None or (
+            block[i].value.__class__ is ast.Call and block[i].value.func.__class__ is ast.Name
+            and block[i].value.func.id in makers)) or b in _names_in(block[i].value):
+        return False  # a not made new in this block: it may be shared
+    allowed = {id(stores[0]), id(block[j].value.func.value)}
+    for stmt in block[i + 1:j]:
+        if b in _names_in(stmt):
+            return False
+        node = _written(stmt, a)
+        if node is not None:  # a[k] = a[m] + w: its items read before the write
+            allowed |= {id(node)} | _item_reads(stmt, a)
+    if j + 1 < len(block) and _written(block[j + 1], b) is not None:
+        # b[k] = a[k] + w: a's items read before the write (then b's, in place)
+        allowed |= _item_reads(block[j + 1], a)
+    if any(id(n) not in allowed for n in own):
+        return False  # a read otherwise: the copy stays
+    for n in own:
+        if n is not block[j].value.func.value:
+            n.id = b
+            mentions[b].append(n)
+    mentions[a] = []
+    mentions[b] = [n for n in mentions[b] if n is not block[j].targets[0]]
+    return True
+
+
+def _item_reads(stmt, a):
+    """The ids of the ``a`` nodes of ``a[...]`` read by the value of ``stmt`` (``x[k] =
+    v``) when that value is arithmetic (``a[k] + w``: a new array or number, computed before
+    the write, sharing no memory with ``a``); else none. Never ``a`` itself (a list given
+    ``a`` as an item would hold the array the copy stood for), nor a part read by the index
+    or as the value itself (a view of what the write changes: overlapping memory, which not
+    every library's writes copy first)."""
+    value = stmt.value
+    if value.__class__ is not ast.BinOp and value.__class__ is not ast.UnaryOp:
+        return set()
+    return {id(n.value) for n in _nodes(value) if n.__class__ is ast.Subscript and (
+        n.ctx.__class__ is ast.Load and n.value.__class__ is ast.Name and n.value.id == a)}
+
+
+def _names_in(node):
+    return {n.id for n in _nodes(node) if n.__class__ is ast.Name}

@@ -3,7 +3,7 @@
 with the context their forward part kept) and of derivatives srcad made.
 
 A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``,
-:mod:`.nodes`.
+:mod:`.nodes`, :mod:`.number_writes`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..errors import SrcadError, reached_through_call
-from . import into, nodes, partition, whole_lists
+from . import into, nodes, number_writes, partition, whole_lists
 from .nodes import assign, call, method, name, subscript
 
 
@@ -114,7 +114,6 @@ class Data:
             self.ref(v.name, frame)
         value = stmt.value
         if self.an.active(value):
-            self.ref(value.name, frame)
             whole = isinstance(stmt.index, ir.Const) and stmt.index.value is Ellipsis
             # y[...] = v: all of g
             block = name(gname) if whole else subscript(gname, nodes.expr(stmt.index))
@@ -124,7 +123,7 @@ class Data:
                 self.ref(stmt.obj.name, frame)
                 block = call(self.helper("last_writes"), block, nodes.expr(stmt.obj),
                              _index_node(stmt.index))
-            part = call(self.helper("unbroadcast"), block, value.name)
+            part = number_writes.value_part(self, stmt, block, frame)  # y[i] = t: no t kept
             if stmt.target in self.an.complex and not self.an.is_complex(value):
                 part = self.real_of(value, part)  # a real value into a complex array
             self.accumulate(value, part, code, frame)

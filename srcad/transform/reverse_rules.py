@@ -238,11 +238,11 @@ class Rules:
             return contribution
         if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
-        if atom.name in self.in_loop or _shape_kept(self, atom.name, kind):
-            # in a loop, a part (its context outlives the forward part; not Numba's: no shape
-            # set on one path only) or code only run (backend.free_early), keep the shape
+        looped = atom.name in self.in_loop or self.carried_in(atom.name, frame)  # (.saves)
+        if looped or _shape_kept(self, atom.name, kind):  # in a loop (total += row's total
+            # too), a part (its context outlives it) or code only run: keep the shape
             shape = self.shape_name(atom.name)
-            if atom.name not in self.in_loop:  # the array itself, if kept anyway: see below
+            if not looped:  # the array itself, if kept anyway: see below
                 self.part_shapes[shape] = atom.name
             self.ref(shape, frame)
             plain = call(self.helper("unbroadcast_to"), contribution, shape)
@@ -407,12 +407,14 @@ def _nonzero_number(atom):
 def unshape_kept(sweep, code):
     """In a callee's part or at the top level, ``unbroadcast(g, a)`` again for each
     ``unbroadcast_to(g, a_shape)`` of :meth:`Rules.unbroadcast` whose ``a`` the backward
-    sweep ``sweep`` reads anyway (its context holds the array: one item, not two); the
+    sweep ``sweep`` reads anyway (its context holds the array: one item, not two; a loop's
+    carried value: saved per step, :meth:`.saves.Saves.carried_kept`); the
     others keep only the shape, so the context does not keep an array alive for it (nor
     the top level's name: :mod:`srcad.backend.free_early`). Runs once the sweep is made
     (``refs`` is then complete), before the saves are chosen."""
     read = set().union(*sweep.refs.values()) if sweep.refs else set()
     kept = {shape: source for shape, source in sweep.part_shapes.items() if source in read}
+    kept.update(sweep.carried_kept())  # a loop's carried value saved anyway (.saves)
     if not kept:
         return
     for node in (n for stmt in code for n in walk_nodes(stmt)):

@@ -11,15 +11,20 @@ of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``, :mod:`.nod
 from __future__ import annotations
 
 import ast
+import operator
 
 import numpy as np
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY
+from ..core.kinds import ANY, ARRAY, SCALAR
 from ..core.walk import walk_nodes
 from . import nodes
 from .nodes import PopMarker, PushMarker, assign, call, name
 from .sweep import phi_copies
+
+#: element-wise arithmetic: an ARRAY operand makes the result an array
+_ARITH = (operator.add, operator.sub, operator.mul, operator.truediv, np.add, np.subtract,
+          np.multiply, np.divide)
 
 
 class Saves:
@@ -123,8 +128,10 @@ class Saves:
         for block_id in self.block_guards:  # .guards: a loop body's are pushed
             if block_id != id(self.fn.body):
                 in_loops |= self.guards_defined(block_id)
+        carried = {p.target for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)
+                   for p in s.phis}
         for shape, source in self.shapes.items():
-            if source in in_loops:
+            if source in in_loops or source in carried:  # (carried: .carried_in)
                 in_loops.add(shape)
             if source in branch_defs:
                 branch_defs.add(shape)
@@ -179,17 +186,7 @@ class Saves:
                 code.append(self.forward_statement(stmt))
             for shape, source in self.shapes.items():
                 if source == stmt.target:
-                    if shape in self.cuts:  # Rules.joined_pieces
-                        value = self.cuts[shape]
-                    elif shape in self.layouts:
-                        value = call(self.helper("layout"), source)
-                    elif self.an.kinds.get(source) == ARRAY:
-                        value = nodes.attr(source, "shape")
-                    elif getattr(self.an.callees, "compiles_all", False):  # Numba
-                        value = call(nodes.attr(self.helper("np"), "shape"), source)
-                    else:
-                        value = call(self.helper("shape_of"), source)
-                    code.append(assign(shape, value))
+                    code.append(assign(shape, self._shape_value(shape, source)))
             for kept, source, how in self.kept.get(id(stmt), ()):  # Rules.kept_read
                 code.append(assign(kept, call(how, source)))
         elif isinstance(stmt, ir.SetItem):
@@ -208,11 +205,57 @@ class Saves:
         elif isinstance(stmt, ir.Return):
             code.append(ast.Return(value=nodes.expr(stmt.value)))
 
+    def _shape_value(self, shape, source):
+        """What the forward sweep assigns to ``shape``, kept for ``source``."""
+        if shape in self.cuts:  # Rules.joined_pieces
+            return self.cuts[shape]
+        if shape in self.layouts:
+            return call(self.helper("layout"), source)
+        if self.an.kinds.get(source) == ARRAY:
+            return nodes.attr(source, "shape")
+        if getattr(self.an.callees, "compiles_all", False):  # Numba
+            return call(nodes.attr(self.helper("np"), "shape"), source)
+        return call(self.helper("shape_of"), source)
+
+    def carried_in(self, name_, frame):
+        """Whether ``name_`` is the carried value (a phi) of a loop whose body holds the block
+        ``frame``, a number or an array on entry and after each step (``total = 0``, then
+        ``total += row``) that is an array after a step (:func:`_array_carried`): read there
+        for its shape alone, the loop keeps its shape, assigned as the body starts
+        (:meth:`forward_loop`; the value there is the one the body reads), not the array (a
+        whole array per step, kept for an ``unbroadcast``). A value not known to be an array
+        (det's ``total``, a number in practice) is kept itself: pushing it costs nothing, its
+        shape a call. Not Numba's (its own stacks)."""
+        carried = getattr(self, "_carried", None)
+        if carried is None:
+            carried = self._carried = {}
+            self._carried_blocks = {}
+            for loop in (s for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)):
+                names = {p.target for p in loop.phis if _array_carried(self, p)}
+                blocks = _blocks_in(loop.body)
+                for block in blocks:
+                    carried.setdefault(block, set()).update(names)
+                for carried_name in names:
+                    self._carried_blocks[carried_name] = blocks
+        return name_ in carried.get(frame, ()) and not getattr(
+            self.an.callees, "compiles_all", False)
+
+    def carried_kept(self):
+        """The shapes of :meth:`carried_in` whose value the backward sweep of its loop reads
+        anyway (saved per step for that): shape -> the value, which ``unbroadcast`` then reads
+        (one item saved, not two)."""
+        blocks = getattr(self, "_carried_blocks", {})
+        return {shape: source for shape, source in self.shapes.items() if source in blocks and (
+            shape not in self.layouts and shape not in self.cuts) and any(
+            source in self.refs.get(b, ()) for b in blocks[source])}
+
     def forward_loop(self, stmt):
         code = [assign(p.target, nodes.expr(p.sources[0])) for p in stmt.phis
                 if p.sources[0] is not None and str(p.sources[0]) != p.target]
         counter = self.counters.get(id(stmt))
-        body = []
+        body = [assign(shape, self._shape_value(shape, source))  # .carried_in
+                for p in stmt.phis for shape, source in self.shapes.items()
+                if source == p.target]
         if counter:
             code.append(assign(counter, nodes.constant(0)))
             body.append(nodes.add_to(counter, nodes.constant(1)))
@@ -270,3 +313,38 @@ def pushed(tree, stack, analysis):
                         and not node.value.elts):
                     return None
     return entries
+
+
+def _blocks_in(stmts):
+    """The ids of ``stmts`` and of the blocks nested in it whose reads its saves cover (arms,
+    loop bodies; not an inner loop's header)."""
+    found = [id(stmts)]
+    for stmt in stmts:
+        if isinstance(stmt, ir.If):
+            found += _blocks_in(stmt.body) + _blocks_in(stmt.orelse)
+        elif isinstance(stmt, ir.Loop):
+            found += _blocks_in(stmt.body)
+    return found
+
+
+def _array_carried(sweep, phi):
+    """Whether a loop's carried value ``phi`` is a number or an array on entry and an array
+    after a step: its kind ARRAY, or ANY with its step's value ARRAY or arithmetic with an
+    ARRAY operand (``total = 0``, then ``total = total + row ** 2``)."""
+    kinds = sweep.an.kinds
+    if kinds.get(phi.target) not in (ARRAY, ANY) or not all(
+            (isinstance(a, ir.Const) and type(a.value) in (int, float)) or (
+                isinstance(a, ir.Var) and kinds.get(a.name) in (ARRAY, SCALAR, ANY))
+            for a in phi.sources):
+        return False
+    if kinds.get(phi.target) == ARRAY:
+        return True
+    step = phi.sources[-1]
+    if not isinstance(step, ir.Var):
+        return False
+    if kinds.get(step.name) == ARRAY:
+        return True
+    made = next((s.value for s in ir.walk(sweep.fn.body) if isinstance(s, ir.Assign) and (
+        s.target == step.name)), None)
+    return isinstance(made, ir.Prim) and made.fn in _ARITH and any(
+        isinstance(a, ir.Var) and kinds.get(a.name) == ARRAY for a in made.args)

@@ -1,0 +1,43 @@
+"""Reverse mode, a number written into an array (``y[i] = t``, ``y[1:] = t``): the number's
+gradient is the written part of the array's, summed to one number. The backward sweep writes
+it without reading ``t`` (``unbroadcast(dy[1:], t)`` read ``t`` only for its shape, which a
+number's is: ``()``, so a callee's forward part handed ``t`` over and a loop saved it for
+nothing):
+
+* ``dy[i]`` alone where the write names one element (an array of known rank ``r``, ``r`` ints
+  in the index): a number already, what ``unbroadcast`` returned unchanged;
+* else the sum of the part, written as :meth:`Rules.unbroadcast` writes a number's
+  (``total(dy[1:])``; Numba's code keeps its ``unbroadcast``, which may be given a number).
+
+Imports: ``srcad.core``, :mod:`.nodes`.
+"""
+
+from __future__ import annotations
+
+from ..core import ir
+from ..core.kinds import ARRAY, SCALAR
+from .nodes import call
+
+
+def value_part(sweep, stmt, block, frame):
+    """The gradient of the value ``stmt.value`` written by ``stmt`` (an :class:`ir.SetItem`)
+    from ``block`` (the written part of the array's gradient): a number's into an array as
+    above, else ``unbroadcast(block, value)`` (the value read for its shape)."""
+    value, obj = stmt.value, stmt.obj
+    if sweep.an.kind(value) == SCALAR and isinstance(obj, ir.Var) and (
+            sweep.an.kinds.get(obj.name) == ARRAY == sweep.an.kinds.get(stmt.target)):
+        if _one_element(stmt.index, sweep.an.ranks.get(obj.name), sweep.an):
+            return block
+        if not getattr(sweep.an.callees, "compiles_all", False):  # (Numba: its unbroadcast)
+            return sweep.unbroadcast(block, value, stmt.target, {}, frame)
+    sweep.ref(value.name, frame)
+    return call(sweep.helper("unbroadcast"), block, value.name)
+
+
+def _one_element(index, rank, an):
+    """Whether ``index`` names one element of an array of rank ``rank``: as many items as the
+    rank, each a known int (a bool, ``None`` or a slice adds or keeps an axis)."""
+    items = index.items if isinstance(index, ir.Index) else (index,)
+    return rank is not None and len(items) == rank and all(
+        (isinstance(i, ir.Const) and type(i.value) is int) or (
+            isinstance(i, ir.Var) and i.name in an.ints) for i in items)
