@@ -157,3 +157,61 @@ def test_like_and_copy_tangent_of_dicts(grad, value):
     copied = copy_tangent(grad, dict(value))
     assert type(copied) is dict and copied is not grad and copied == grad
     assert list(copied) == list(grad)
+
+
+def _helper_writes(d):
+    d["a"] = np.ones(3)
+
+
+def w_set(x, p):
+    p["w"]["a"] = np.ones(3)
+    return np.sum(x * p["w"]["a"])
+
+
+def w_update(x, p):
+    p["w"].update({"a": np.ones(3)})
+    return np.sum(x * p["w"]["a"])
+
+
+def w_named(x, p):
+    w = p["w"]
+    w["a"] = np.ones(3)
+    return np.sum(x * p["w"]["a"])
+
+
+def w_pop(x, p):
+    q = p["w"]
+    q.pop("a")
+    q.setdefault("a", np.ones(3))
+    return np.sum(x * p["w"]["a"])
+
+
+def w_callee(x, p):
+    _helper_writes(p["w"])
+    return np.sum(x * p["w"]["a"])
+
+
+def w_copied(x, p):  # a copy written: the argument's items stay as they were
+    w = dict(p["w"])
+    w["a"] = np.ones(3) * x
+    return np.sum(w["a"] * p["w"]["a"] * x)
+
+
+@pytest.mark.parametrize("f", [w_set, w_update, w_named, w_pop, w_callee])
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_writes_into_an_argument_item_refused(f, wrt):
+    """What makes the inner kinds hold: a write into an item of an argument (by any name,
+    method or callee) is refused, differentiated or not, so ``p["w"]["a"]`` read later is
+    the number the argument held."""
+    with pytest.raises(srcad.SrcadError, match="in place"):
+        srcad.grad(f, wrt=wrt)(0.7, {"w": {"a": 0.5}})
+
+
+def test_a_copy_of_an_argument_item_written():
+    x, p = 0.7, {"w": {"a": 0.5}}
+    got = srcad.grad(w_copied, wrt=(0, 1))(x, p)
+    want_x = central(lambda v: w_copied(v[0], p), [np.array([x])], 0)[0]
+    want_a = central(lambda v: w_copied(x, {"w": {"a": v[0]}}), [np.array([0.5])], 0)[0]
+    np.testing.assert_allclose([got[0], got[1]["w"]["a"]], [want_x, want_a], rtol=1e-6)
+    ag = autograd.grad(lambda x, a: anp.sum(anp.ones(3) * x * a * x), argnum=(0, 1))(x, 0.5)
+    np.testing.assert_allclose([got[0], got[1]["w"]["a"]], ag, rtol=1e-9)

@@ -323,7 +323,8 @@ def _fresh(grad):
 @helper("runtime")
 def copy_tangent(tangent, value):
     """A writable tangent for ``y[i] = v``: a list for a list, else a float array like ``value``."""
-    if type(tangent) is dict and type(value) is dict:  # (a dict of parameters': no isinstance)
+    kind = type(tangent)
+    if (kind is dict or kind is list) and type(value) is kind:  # (parameters': no isinstance)
         return tangent.copy()
     if isinstance(value, (list, tuple, dict)):
         if isinstance(tangent, (list, tuple, dict)):
@@ -383,10 +384,9 @@ def like(grad, value):
         for k, v in value.items():  # (a float's tangent is as it is: no call for it)
             out[k] = grad[k] if type(v) is float else like(grad[k], v)
         return out
-    if isinstance(value, tuple):
-        return tuple([g if type(v) is float else like(g, v) for g, v in zip(grad, value)])
-    if isinstance(value, list):
-        return [g if type(v) is float else like(g, v) for g, v in zip(grad, value)]
+    if isinstance(value, (list, tuple)):
+        out = [g if type(v) is float else like(g, v) for g, v in zip(grad, value)]
+        return tuple(out) if isinstance(value, tuple) else out
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
         return np.broadcast_to(grad, value.shape).astype(complex if _is_complex(grad) else float)
     if arrays.is_duck(value) and np.shape(grad) != value.shape:
