@@ -28,7 +28,8 @@ one; ``vjp``), ``has_aux=True`` (``grad``, ``value_and_grad`` and ``vjp`` agains
 function without its aux), and a dict of two numbers (a pytree), and the same two numbers
 in a list, a tuple, a named tuple, a dataclass and a nested dict (``grad``, ``jacobian``,
 ``hessian`` and ``vjp`` of each against its ``grad``; the Hessian's four entries take two
-forward passes).
+forward passes; ``hvp`` of the dict, the list and the nested dict, one forward pass over
+``grad``'s code, and ``jacfwd`` of the dict, per pass).
 
 A third (:func:`floors`, ``--floors``) times what no API can go below on ``small``: a bare
 frame, a frame taking ``*args`` and keywords (the entry points' signature), and the same
@@ -246,6 +247,7 @@ def more():
                           srcad.jacfwd(two, wrt=(0, 1)))
     hess2, gt, jt, ht = (srcad.hessian(two, wrt=(0, 1)), srcad.grad(tree),
                          srcad.jacobian(tree), srcad.hessian(tree))
+    jf = srcad.jacfwd(tree)
     plain, plain_vg = srcad.grad(small), srcad.value_and_grad(small)
     aux, aux_vg = srcad.grad(with_aux, has_aux=True), srcad.value_and_grad(with_aux,
                                                                             has_aux=True)
@@ -275,6 +277,8 @@ def more():
         "dict: jacobian": lambda: jt(p),
         "dict: hessian": lambda: ht(p),
         "dict: vjp": lambda: srcad.vjp(tree, p)[1](1.0),
+        "dict: hvp": lambda: srcad.hvp(tree, (p,), p),
+        "dict: jacfwd": lambda: jf(p),
     }
     for group, fn, arg in (("list", seq_tree, [x, y]), ("tuple", seq_tree, (x, y)),
                            ("namedtuple", record_tree, Pair(x, y)),
@@ -285,6 +289,8 @@ def more():
         for api, d in made.items():
             calls[f"{group}: {api}"] = lambda d=d, a=arg: d(a)
         calls[f"{group}: vjp"] = lambda fn=fn, a=arg: srcad.vjp(fn, a)[1](1.0)
+        if group in ("list", "nested dict"):  # (one pass over grad's code; v the argument)
+            calls[f"{group}: hvp"] = lambda fn=fn, a=arg: srcad.hvp(fn, (a,), a)
     best = timed(calls)
     refs = {"two: jacfwd": ("two: grad", 2), "two: hessian": ("two: grad(grad)", 4),
             "aux: grad has_aux": ("aux: grad", 1),
@@ -292,7 +298,7 @@ def more():
             "aux: vjp has_aux": ("aux: vjp", 1),
             "aux n=100: grad has_aux": ("aux n=100: grad", 1),
             "aux n=100: value_and_grad has_aux": ("aux n=100: value_and_grad", 1),
-            "aux n=100: vjp has_aux": ("aux n=100: vjp", 1)}
+            "aux n=100: vjp has_aux": ("aux n=100: vjp", 1), "dict: jacfwd": ("dict: grad", 2)}
     for name, t in best.items():
         group = name.split(":")[0]
         ref, passes = refs.get(name, (f"{group}: grad", 1))

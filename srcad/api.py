@@ -329,7 +329,7 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     if any(map(foreign_array, full)):  # the array API's: what the standard lacks, refused
         return on_standard_arrays(lambda: fn(*full, *tangents), f, full)
     if len(full) == len(primals) and (wrt is None or _plain_wrt(wrt)):
-        fast_calls.jvp_closure(given, wrt, primals, tangents, fn, backend, (params, names))
+        fast_calls.jvp_closure(given, wrt, primals, tangents, fn, backend, (params, names), full)
     return fn(*full, *tangents)
 
 

@@ -18,28 +18,23 @@ Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lo
 :mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts), :mod:`srcad.backend.call_fronts`
 (``vjp``'s and ``jvp``'s of numbers), :mod:`srcad.jacobian_leaves` (a tuple of numbers out),
 :mod:`srcad.tree_keys` (which classes are containers), :mod:`srcad.number_columns` (a tuple
-out's passes) and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api`
-is built on it. A closure is kept for containers and records too (:func:`vjp_closure`):
-``vjp``'s full path checks them by their classes alone, once, and the transformed functions
-the closure calls key them by their structure.
+out's passes), :mod:`srcad.tree_jvps` (``jvp``'s closure for containers of floats) and
+:mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on it.
+A closure is kept for containers and records too (:func:`vjp_closure`): ``vjp``'s full path
+checks them by their classes alone, once, and the transformed functions the closure calls
+key them by their structure; ``jvp``'s by a test compiled for their structure and floats.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import tree_keys
+from . import tree_jvps, tree_keys
 from .backend import call_fronts, dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
-from .fast_checks import (  # noqa: F401 (read elsewhere)
-    checks,
-    fresh,
-    number_jvp,
-    one_array,
-    unchanged,
-)
+from .fast_checks import checks, fresh, number_jvp, one_array, unchanged  # noqa: F401
 from .jacobian_leaves import number_columns, two_columns
 from .number_columns import columns as number_columns_of
 from .runtime import HELPERS
@@ -322,14 +317,18 @@ def _items(c):
     return f"keys {sorted(map(str, c))}" if isinstance(c, dict) else f"{len(c)} items"
 
 
-def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
+def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None, full=None):
     """Remember, for ``jvp(f, primals, tangents, wrt=wrt)`` with numbers and arrays of these
     types, the closure calling the forward-mode function ``fn`` (made for exactly these
     arguments, all given, and these arrays' ranks and dtypes), while no name its code read is
     rebound. A call with arrays of other ranks or dtypes, or a tangent shaped unlike its
     primal, takes the full path (which makes the code, or refuses the tangent). ``backend``
     "numba": kept in :data:`NUMBA_JVPS`, the tangents' places read from ``wrt_of``, the
-    parameters and the ``wrt`` names."""
+    parameters and the ``wrt`` names. Containers of floats (``full``: what the full path
+    called ``fn`` with): :func:`srcad.tree_jvps.closure`."""
+    if full is not None and backend == "python" and not all(map(PLAIN.__contains__, types_of(
+            primals) + types_of(tangents))):
+        return tree_jvps.keep(kept(JVPS, f, wrt), fn, primals, tangents, full)
     positions = getattr(fn, "__srcad_positions__", None)
     if backend == "numba":  # (the Numba backend refused *args, **kwargs: all given)
         positions = tuple(map(wrt_of[0].index, wrt_of[1]))

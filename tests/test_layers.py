@@ -32,7 +32,8 @@ LAYERS = [
      "srcad.jacobians", "srcad.curried", "srcad.extend",
      "srcad.pytrees", "srcad.nested", "srcad.nested_vjp", "srcad.nested_aux",
      "srcad.numba_forms", "srcad.tree_keys", "srcad.jacobian_trees",
-     "srcad.tree_jacobians", "srcad.number_columns", "srcad.tree_calls"),
+     "srcad.tree_jacobians", "srcad.number_columns", "srcad.tree_calls",
+     "srcad.tree_jvps"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),
     ("srcad", "srcad.__main__"),
 ]

@@ -39,7 +39,7 @@ from . import elems as lists
 from .complexity import complex_values
 from .dict_keys import is_append as _is_append
 from .random_generators import made_generator
-from .value_kinds import ValueKinds
+from .value_kinds import ValueKinds, inner_read
 
 _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
             operator.not_, operator.contains, operator.is_, operator.is_not}
@@ -57,6 +57,7 @@ class Analysis(ValueKinds):
         self.ranks = {p: r for p, r in (param_ranks or {}).items() if r is not None}
         self.ints = set()  # names certainly holding a Python int: loop counters, their sums
         self.items = dict(param_items or {})  # container param -> {key: kind}
+        self.inner = {}  # w = params["w"] (an argument's container item, on down) -> {key: kind}
         self.elems = {}  # list name -> kind of its elements (joined over what is put in)
         # tuple name -> {position: (kind, rank)} of its items: a tuple built here, or one a
         # user function returns (``hidden, cell = cell_step(...)``); tuples never change
@@ -160,6 +161,7 @@ class Analysis(ValueKinds):
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
                     self.kinds[stmt.target] = kind
+                    inner_read(self, stmt.target, value, kind)  # w = params["w"]: its items
                     rank = self._rank_of(value) if kind == ARRAY else None
                     if rank is not None:
                         self.ranks[stmt.target] = rank

@@ -21,7 +21,7 @@ import operator
 import numpy as np
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join
+from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, inner_items, join
 from ..rules import registry
 from ..runtime import containers, family_of
 from . import derivative_calls, stacks
@@ -155,7 +155,7 @@ class ValueKinds:
             item = self._tuple_item(obj, index) if fn is operator.getitem else None
             if item is not None:
                 return item[0]
-            items = self.items.get(obj.name) if isinstance(obj, ir.Var) else None
+            items = _items_of(self, obj)
             if items and isinstance(index, ir.Const) and fn is operator.getitem:
                 try:
                     return items.get(index.value, ANY)
@@ -378,6 +378,25 @@ class ValueKinds:
         return value.fn in (operator.add, operator.sub, operator.mul, operator.floordiv,
                             operator.mod, operator.neg) and all(self._is_int(a)
                                                                 for a in value.args)
+
+
+def _items_of(an, obj):
+    """The item kinds of ``obj``: an argument's (``an.items``), or an argument's item's
+    (``an.inner``), or None."""
+    if not isinstance(obj, ir.Var):
+        return None
+    return an.items.get(obj.name) or an.inner.get(obj.name)
+
+
+def inner_read(an, target, value, kind):
+    """``target = obj[k]`` (a constant ``k``, ``kind`` SEQ) of an argument or an item of one
+    whose item ``k`` is a container: its items' kinds are ``target``'s (``an.inner``; the
+    argument's structure is in the cache key and writes into its parts are refused)."""
+    if kind == SEQ and isinstance(value, ir.Prim) and value.fn is operator.getitem and len(
+            value.args) == 2 and isinstance(value.args[1], ir.Const) and not value.kwargs:
+        found = inner_items(_items_of(an, value.args[0]), value.args[1].value)
+        if found is not None:
+            an.inner[target] = found
 
 
 def _shape_length(an, shape):

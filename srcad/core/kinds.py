@@ -163,13 +163,38 @@ class DictItems(dict):
     not like a list: ``srcad.analysis.orders``)."""
 
 
-def item_kinds(value):
-    """Kinds of a container's items, by key or index (for ``params["W"]``, ``pair[0]``)."""
+class SeqItems(dict):
+    """The item kinds of a list or tuple, by position (a dict that can carry ``inner``)."""
+
+
+def item_kinds(value, depth=0):
+    """Kinds of a container's items, by key or index (for ``params["W"]``, ``pair[0]``);
+    ``inner``: the item kinds of its items that are containers in turn, by key
+    (``params["w"]["a"]``: :func:`inner_items`), to a depth of 8. The cache key holds the
+    whole structure (``srcad.backend.keys``) and srcad refuses writes into an argument's
+    parts, so every item read with a constant key is of the kind found here."""
     if isinstance(value, dict):
-        return DictItems((k, kind_of_value(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return dict(enumerate(kind_of_value(v) for v in value))
-    return None
+        out, pairs = DictItems((k, kind_of_value(v)) for k, v in value.items()), value.items()
+    elif isinstance(value, (list, tuple)):
+        out, pairs = SeqItems(enumerate(kind_of_value(v) for v in value)), enumerate(value)
+    else:
+        return None
+    inner = {k: v for k, v in pairs if isinstance(v, (dict, list, tuple))} if depth < 8 else {}
+    if inner:
+        out.inner = {k: item_kinds(v, depth + 1) for k, v in inner.items()}
+    return out
+
+
+def inner_items(items, key):
+    """The item kinds of the item ``key`` of a container whose item kinds are ``items``
+    (:func:`item_kinds`), when that item is a container; else None."""
+    inner = getattr(items, "inner", None)
+    if not inner:
+        return None
+    try:
+        return inner.get(key)
+    except TypeError:  # (a key that does not hash)
+        return None
 
 
 #: the key of a generated function's ``__srcad_param_kinds__`` naming the element kinds of the

@@ -87,6 +87,7 @@ def erf(x):
 
 _SHAPED = (np.ndarray, np.float64)
 _CONTAINERS = (list, tuple, dict)  # types whose .shape is np.shape's answer, read directly
+_SMALL = 16  # the most items total() sums in Python
 
 
 @helper("runtime")
@@ -158,8 +159,7 @@ def layout(x):
         if stand_in is None:  # read-only and without memory: one per shape and dtype serves
             if len(_STAND_INS) >= 256:
                 _STAND_INS.clear()
-            stand_in = _STAND_INS[key] = np.ndarray(x.shape, dtype, _NO_MEMORY, 0,
-                                                    (0,) * x.ndim)
+            stand_in = _STAND_INS[key] = np.ndarray(x.shape, dtype, _NO_MEMORY, 0, (0,) * x.ndim)
         return stand_in
     if kind is tuple or kind is list:
         for v in x:  # the common case first: small arrays only, kept as they are
@@ -175,8 +175,7 @@ def layout(x):
 @helper("runtime")
 def expand(value, like, axis=None, keepdims=False):
     """Broadcast the gradient of a reduction of ``like`` back to ``like``'s shape."""
-    g = value
-    shape = np.shape(like)
+    g, shape = value, np.shape(like)
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
@@ -212,9 +211,6 @@ def total(value):
     if isinstance(value, list):
         return sum(value)
     return np.sum(value)
-
-
-_SMALL = 16  # the most items total() sums in Python
 
 
 @helper("runtime")
@@ -327,6 +323,9 @@ def _fresh(grad):
 @helper("runtime")
 def copy_tangent(tangent, value):
     """A writable tangent for ``y[i] = v``: a list for a list, else a float array like ``value``."""
+    kind = type(tangent)
+    if (kind is dict or kind is list) and type(value) is kind:  # (parameters': no isinstance)
+        return tangent.copy()
     if isinstance(value, (list, tuple, dict)):
         if isinstance(tangent, (list, tuple, dict)):
             return dict(tangent) if isinstance(tangent, dict) else list(tangent)
@@ -380,12 +379,14 @@ def mutable(grad):
 def like(grad, value):
     """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
     sweep builds lists), and every leaf a float or float array."""
-    if isinstance(value, tuple):  # (a float's tangent is as it is: no call for it)
-        return tuple([g if type(v) is float else like(g, v) for g, v in zip(grad, value)])
-    if isinstance(value, list):
-        return [g if type(v) is float else like(g, v) for g, v in zip(grad, value)]
-    if isinstance(value, dict):
-        return {k: grad[k] if type(v) is float else like(grad[k], v) for k, v in value.items()}
+    if isinstance(value, dict):  # first, a loop (a dict of parameters'; no comprehension frame)
+        out = {}
+        for k, v in value.items():  # (a float's tangent is as it is: no call for it)
+            out[k] = grad[k] if type(v) is float else like(grad[k], v)
+        return out
+    if isinstance(value, (list, tuple)):
+        out = [g if type(v) is float else like(g, v) for g, v in zip(grad, value)]
+        return tuple(out) if isinstance(value, tuple) else out
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
         return np.broadcast_to(grad, value.shape).astype(complex if _is_complex(grad) else float)
     if arrays.is_duck(value) and np.shape(grad) != value.shape:
@@ -511,7 +512,6 @@ def check_scalar(y, where=None):
                 hint="pass holomorphic=True if the function is holomorphic (its gradient is "
                 "then f'(z)), or differentiate a real function of its value: np.real(...), "
                 "np.abs(...) ** 2")
-
         filename, _, line = (where or "").rpartition(":")
         what = f"{type(y).__name__} of length {len(y)}" if isinstance(
             y, (tuple, list, dict)) else f"{type(y).__name__} of shape {np.shape(y)}"
