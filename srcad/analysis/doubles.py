@@ -20,8 +20,7 @@ share it), so a parameter is never known here; a name is, when, on every path, i
 code pass.
 
 Imports ``operator``, NumPy, :mod:`srcad.core`, :mod:`srcad.frontend.augmented_casts` and its
-neighbour :mod:`.dtypes` (the makers'
-tables, the inexact values).
+neighbours :mod:`.dtypes` (the makers' tables, the inexact values) and :mod:`.raise_facts`.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ import numpy as np
 from ..core import ir
 from ..core.kinds import OTHER, SCALAR, SEQ
 from ..frontend.augmented_casts import left_operand
+from . import raise_facts
 from .dtypes import _DTYPE_AT, _FLOAT_MAKERS, _LIKE, _SAME, _in, inexact_values
 
 _OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
@@ -107,6 +107,14 @@ def _prim(prim, atom):
     if _in(fn, _OPERATORS) and not kwargs:
         return any(atom(a) for a in args) and all(atom(a) or _weak(a) for a in args)
     return False
+
+
+def settled(fn, analysis, backend, ducks, space, alike=()):
+    """:func:`settle` the casts of ``fn`` (all dropped for the Numba backend, Dask or CuPy
+    arrays, an array-API namespace ``space``), then the facts of its values the dead code
+    pass reads after ``alias.check``'s writes (:func:`srcad.analysis.raise_facts.made`)."""
+    settle(fn, analysis, backend == "numba" or ducks or space is not None)
+    return raise_facts.made(fn, analysis, alike)
 
 
 def settle(fn, analysis, drop=False):

@@ -60,7 +60,7 @@ def kept_dtype(new, old, op):
 
 # the cast's derivative is one (as astype's rule: the gradient stays float64), zero in old
 defvjp(kept_dtype, "new, old, op", new="g", zero=("old", "op"), jvp=dict(new="t"),
-       complex_ok=True, name="srcad's cast of y op= v to y's dtype")
+       complex_ok=True)
 
 
 def sign(node):
