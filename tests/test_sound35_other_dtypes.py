@@ -52,7 +52,7 @@ def test_dtypes_in_alternation(load_module, discarded, where):
                 srcad.jvp(f, (x, a), (np.ones_like(x),), wrt=0)
             continue
         g = srcad.grad(f)(x, a)
-        np.testing.assert_allclose(g, central(lambda v: f(v, a), (x,), 0), atol=1e-6)
+        np.testing.assert_allclose(g, central(f, (x, a), 0), atol=1e-6)
         np.testing.assert_allclose(g, autograd.grad(twin)(x, a), rtol=1e-12)
         _, t = srcad.jvp(f, (x, a), (np.ones_like(x),), wrt=0)
         np.testing.assert_allclose(t, np.sum(g), rtol=1e-12)
