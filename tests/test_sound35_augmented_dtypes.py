@@ -138,7 +138,8 @@ def test_a_narrow_array_keeps_its_dtype(load_module, dtype, op, shape):
 
 
 def test_the_float64_twin_has_no_cast():
-    """Where ``y`` is certainly float64 and ``v`` real the line is written as before."""
+    """Where ``y`` is certainly float64 and ``v`` real, or ``y`` holds floats and ``v`` is a
+    Python number, the line is written as before."""
     def f(x):
         z = np.ones(2)
         z *= np.sum(x)
@@ -146,8 +147,15 @@ def test_the_float64_twin_has_no_cast():
         w += z * x
         return np.sum(w)
 
-    text = srcad.source(srcad.grad(f), np.array([0.4, -1.3]))
-    assert "kept_dtype" not in text, text
+    def g(x):  # a float argument's copy times a Python number: NumPy keeps its dtype
+        y = x.copy()
+        y *= 2.0
+        y -= 1
+        return np.sum(y * x)
+
+    for h in (f, g):
+        text = srcad.source(srcad.grad(h), np.array([0.4, -1.3]))
+        assert "kept_dtype" not in text, text
 
 
 def test_a_float32_argument_is_cast():

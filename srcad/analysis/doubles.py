@@ -129,8 +129,8 @@ def settle(fn, analysis, drop=False):
     for stmt in marked:
         before = left_operand(stmt)
         real = not analysis.any_complex(stmt.value)
-        if drop or before is None or analysis.kind(before) in (SCALAR, SEQ, OTHER) or (
-                before.name in doubles and real):
-            stmt.kept_dtype = None
+        if drop or before is None or analysis.kind(before) in (SCALAR, SEQ, OTHER) or real and (
+                before.name in doubles or before.name in floats and _weak(stmt.value.args[1])):
+            stmt.kept_dtype = None  # (y * 0.5 of a float32 y is float32: NumPy's weak scalars)
         elif not (before.name in floats and real):  # may raise: kept where discarded
             stmt.effect = True
