@@ -15,10 +15,10 @@ reads the mark) is written ``y_1 = kept_dtype(y op v, y, 'op')``: the value cast
 cannot matter: ``y`` is not an array (a number, a list: Python rebinds or extends), or ``y``
 certainly holds float64 values (:func:`srcad.analysis.doubles.double_values`) and ``v`` is
 real, or ``y`` certainly holds floats and ``v`` is a Python number (NumPy's weak scalars keep
-a float32 ``y * 0.5`` float32). The cast has derivative one in ``y op v`` (as srcad's rule for ``astype``: gradients
-and tangents stay float64), zero in ``y``; it is registered as a rule, so code srcad made is
-differentiated again (``hessian``). The Numba, Dask and array-API backends write the line
-unmarked (their arrays' dtypes are not checked here).
+a float32 ``y * 0.5`` float32). The cast has derivative one in ``y op v`` (as srcad's rule
+for ``astype``: gradients and tangents stay float64), zero in ``y``; it is registered as a
+rule, so code srcad made is differentiated again (``hessian``). The Numba, Dask and array-API
+backends write the line unmarked (their arrays' dtypes are not checked here).
 
 Imports NumPy, :mod:`srcad.core` and :mod:`srcad.rules.registry`.
 """
