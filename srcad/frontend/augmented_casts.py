@@ -44,9 +44,12 @@ def kept_dtype(new, old, op):
     """``new`` (``old op v`` computed as a new value) as Python's ``old op= v`` leaves it:
     cast to ``old``'s dtype where ``old`` is a NumPy array, or NumPy's error where the cast
     is not ``same_kind`` (what the in-place operation raises)."""
-    if type(old) is not np.ndarray:
-        return new
-    dtype = old.dtype
+    if type(old) is not np.ndarray or type(new) is np.ndarray and new.dtype is old.dtype:
+        return new  # (not an array, or the dtype kept: one check)
+    return _cast(new, old.dtype, op)
+
+
+def _cast(new, dtype, op):
     got = getattr(new, "dtype", None)
     if got is None or got == dtype:
         return new
