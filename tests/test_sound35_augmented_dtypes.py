@@ -11,6 +11,8 @@ open classes; :mod:`srcad.frontend.augmented_casts`):
   target's rounding. The value is the plain run's now, bit for bit, and the gradient is the
   float64 twin's (central differences, autograd) to the target's precision."""
 
+import dataclasses
+
 import autograd
 import autograd.numpy as anp
 import numpy as np
@@ -168,3 +170,35 @@ def test_a_float32_argument_is_cast():
     value, g = srcad.value_and_grad(f)(x, z)
     assert value == f(x, z)
     np.testing.assert_allclose(g, central(f, (x, z.astype(float)), 0), rtol=1e-5)
+
+
+@dataclasses.dataclass
+class _Record:
+    a: np.ndarray
+    w: float
+
+
+def test_a_record_field():
+    """A record's field is a name to srcad: a float32 field keeps its dtype; an int field and
+    a float ``v`` is refused where the code is made (lead34), as NumPy raises."""
+    def f(x):
+        r = _Record(np.ones(2, dtype=np.float32), 1.0)
+        r.a *= np.sum(x)
+        return np.sum(r.a * x) * r.w
+
+    def g(x, r):
+        s = _Record(r.a.copy(), r.w)
+        s.a += x
+        return np.sum(x ** 2)
+
+    x = np.array([0.31, 1.237])
+    value, grad = srcad.value_and_grad(f)(x)
+    assert value == f(x)
+    wide = np.sum(np.ones(2) * np.sum(x) * x)  # d/dx of sum(x) * sum(x): 2 sum(x) each
+    np.testing.assert_allclose(grad, [2 * np.sum(x)] * 2, rtol=1e-6)
+    np.testing.assert_allclose(value, wide, rtol=1e-6)
+    r = _Record(np.zeros(2, dtype=int), 1.0)
+    with pytest.raises(TypeError):
+        g(x, r)
+    with pytest.raises(srcad.SrcadError):
+        srcad.grad(g)(x, r)
