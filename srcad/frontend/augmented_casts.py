@@ -55,8 +55,9 @@ def _cast(new, dtype, op):
         return new
     if not np.can_cast(got, dtype, "same_kind"):
         ufunc = _UFUNCS.get(op)
-        if ufunc is not None and ufunc.nin == 2:  # NumPy's own error, naming the ufunc
-            ufunc(np.zeros((), dtype), np.zeros((), got), out=np.zeros((), dtype))
+        if ufunc is not None:  # NumPy's own error, naming the ufunc (matmul: of matrices)
+            shape = () if ufunc.signature is None else (1, 1)
+            ufunc(np.zeros(shape, dtype), np.zeros(shape, got), out=np.zeros(shape, dtype))
         raise TypeError(f"Cannot cast the result of {op}= from {got} to {dtype} with "
                         "casting rule 'same_kind'")
     return new.astype(dtype)
