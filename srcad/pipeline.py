@@ -247,7 +247,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     analysis = derivative_calls.analysed(fn, functools.partial(Analysis, fn, kinds, wrt, items,
         ranks, callees=_callees(backend, ducks, space, plain), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
-    optimise.dead_code(fn, analysis=raise_facts.made(fn, analysis, alike))  # alias.check's writes
+    optimise.dead_code(fn, analysis=soundness.settled(fn, analysis, backend, ducks, space, alike))
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -376,7 +376,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
         Analysis, fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
         callees=sweep.callees or _callees(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
-    optimise.dead_code(fn, analysis=raise_facts.made(fn, analysis))  # alias.check's writes go
+    optimise.dead_code(fn, analysis=soundness.settled(fn, analysis, backend, ducks, space))
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)

@@ -535,6 +535,7 @@ ex(HP + "clip_bound(value, a, a_min, a_max, upper)", "H.grad_clip_bound(w, a, -0
 ex(HP + "clip_bound(value, a, a_min, a_max, upper)", "H.grad_clip_bound(w, a, lo, 0.5, False)",
    w=M, a=M, lo=("unit", S))
 ex(HP + "astype(value, a, dtype)", "H.grad_astype(w, a, float)", w=M, a=M)
+ex("frontend.augmented_casts.kept_dtype(new, old, op)", "kept_dtype(a * b, a, '*')", a=M, b=V)
 for name, (sw, sa, sb) in {"dot": ((2,), M, V), "matmul": ((2, 2), M, (3, 2)),
                            "inner": ((2,), M, V), "outer": ((3, 2), V, (2,)),
                            "vdot": (S, V, V)}.items():
@@ -1066,6 +1067,7 @@ import numpy as np
 
 from srcad.runtime import helpers as R, numpy_helpers as H, containers as C, items as I
 from srcad.runtime import special as SP
+from srcad.frontend.augmented_casts import kept_dtype
 """
 def _build():
     lines = HEADER.splitlines()

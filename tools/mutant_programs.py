@@ -59,13 +59,14 @@ INVALID otherwise) and ``trees`` (the gradient again through a dict, its keys re
 extra key, named tuples and dataclasses of the same fields); session 33's mutations are in
 ``tools/mutations33.py``; session 34's (callees writing into their arguments, ``+=`` into
 arrays of each dtype, discarded values raising for some shapes in callees, tree plans) in
-``tools/mutations34.py``.
+``tools/mutations34.py``; session 35's (``op=`` into int, bool and narrow float items and
+arrays; discarded operations on boolean and object arrays) in ``tools/mutations35.py``.
 
 Imports: argparse, ast, collections, hashlib, importlib, json, os, pickle, random, signal,
 subprocess, sys, tempfile, time, numpy, tools/differential, tools/mutant_checks,
 tools/mutant_checks32, tools/mutant_checks33, tools/mutant_sources, tools/mutations,
-tools/mutations31, tools/mutations32, tools/mutations33, tools/mutations34, and srcad,
-autograd in the worker.
+tools/mutations31, tools/mutations32, tools/mutations33, tools/mutations34, tools/mutations35,
+and srcad, autograd in the worker.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ import mutations31  # noqa: E402,F401 - adds session 31's mutations to mutations
 import mutations32  # noqa: E402,F401 - adds session 32's mutations to mutations.MUTATIONS
 import mutations33  # noqa: E402,F401 - adds session 33's mutations to mutations.MUTATIONS
 import mutations34  # noqa: E402 - adds session 34's mutations to mutations.MUTATIONS
+import mutations35  # noqa: E402,F401 - adds session 35's mutations to mutations.MUTATIONS
 
 ORDER = ["WRONG", "CRASH", "VAGUE", "KINK", "REFUSED", "CONVENTION", "PASS", "INVALID"]
 MUTANT_SECONDS = 60  # (session 31: the aux, Jacobian and Hessian checks take their time)

@@ -14,7 +14,7 @@ The analysis then counts the container as seeing the change at place ``k`` only
 (``fn.checked_items``, :meth:`srcad.analysis.memory_places._Places.only_through`).
 
 Imports gast, NumPy, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules.registry` and
-:mod:`.rebinding`.
+:mod:`.augmented_casts` and :mod:`.rebinding`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 from ..core import ir
 from ..errors import MutationError
 from ..rules.registry import registry as _registry
+from . import augmented_casts
 from .rebinding import immutable
 
 _DEPTH = 4  # how deep nested lists, tuples and dicts among the items are looked into
@@ -55,6 +56,8 @@ def augmented_item(lw, target, value_node, node):
         # (srcad's own gradient lists hold arrays no one else holds: not checked)
         checked = user and emit(lw, container, left, text, node)
         after = lw.assign(value, None, node)
+        if user and isinstance(after, ir.Var):  # the item's dtype kept, or NumPy's error
+            augmented_casts.mark(lw, after.name, left, node)
         if user and isinstance(after, ir.Var):
             lw.augmented_items[after.name] = (left.name, container.name, text)
             lw.spellings.setdefault(left.name, text)  # (messages name ys[k], not t_2)

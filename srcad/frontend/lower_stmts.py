@@ -7,7 +7,7 @@ and merges every name they bind differently with a phi; ``if`` statements, terna
 short-circuit ``and``/``or`` and comprehension filters all branch through it.
 
 Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend` (`.writes`,
-`.rebinding`, `.item_checks`, `.nested_rows`, `.fixed_tests`).
+`.rebinding`, `.item_checks`, `.nested_rows`, `.fixed_tests`, `.augmented_casts`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..core import ir
 from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
-from . import fixed_tests, item_checks, nested_rows, rebinding, writes
+from . import augmented_casts, fixed_tests, item_checks, nested_rows, rebinding, writes
 
 
 class Statements:
@@ -123,6 +123,8 @@ class Statements:
                 isinstance(after, Var) and after.name != before.name
             ):
                 self.augmented[after.name] = before.name  # Python may change it in place
+                if not self.generated:  # and keeps its dtype (or raises): a cast
+                    augmented_casts.mark(self, after.name, before, node)
         elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
             value_node, (gast.Tuple, gast.List)
         ) and len(target.elts) == len(value_node.elts) and not any(

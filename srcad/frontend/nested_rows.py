@@ -22,7 +22,7 @@ into a copy, which the put back would not. The check is dropped where the analys
 rely on it.
 
 Imports gast, NumPy, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules.registry`,
-:mod:`.item_checks` and :mod:`.rebinding`.
+:mod:`.augmented_casts`, :mod:`.item_checks` and :mod:`.rebinding`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 from ..core import ir
 from ..errors import MutationError
 from ..rules.registry import registry as _registry
-from . import item_checks
+from . import augmented_casts, item_checks
 
 
 def handles(lw, target):
@@ -65,6 +65,8 @@ def augmented(lw, target, value_node, node):
         value = lw.expr(value_node)
     finally:
         lw.rows_once, lw.indices_once = {}, {}
+    if isinstance(value, ir.Var):  # the item's dtype kept, or NumPy's error
+        augmented_casts.mark(lw, value.name, None, node)
     _store(lw, target, container, index, row, j, value, text, node)
 
 

@@ -55,9 +55,12 @@ Python int (:data:`INT`, a constant past 2**63) in an operation with a value tha
 NumPy integer (:data:`NUMBER`) or an integer array (an array not known to hold floats), and a
 :data:`NUMBER` with such an array, are kept. Known gaps (taken as not raising): two
 :data:`NUMBER` values, one a huge Python int, the other a NumPy integer (``n * d`` of two
-numbers of unknown type is taken as not raising: mostly sizes); ``-`` of a boolean array or
-NumPy bool, ``+`` of an array of strings (the analysis does not tell an array's dtype but
-float or not: arrays are taken as numbers).
+numbers of unknown type is taken as not raising: mostly sizes); ``-`` of a NumPy bool, ``+``
+of an array of strings (the analysis does not tell an array's dtype but float or not). An
+array not known to hold floats may hold booleans or objects (the code is made for its kind,
+not its dtype: session 35): ``-`` of it, ``a - b`` with it, and a ufunc that raises for a
+boolean or an object array of ints (:func:`_other_loops`: ``np.sign`` of booleans, ``np.sin``
+of objects) given it are kept.
 
 Imports NumPy and the standard library's ``functools``, ``itertools``, ``operator`` and
 ``warnings``.
@@ -219,6 +222,8 @@ def _typed_out(fn, operands):
         return True
     if fn in _ORDERS:  # (NumPy compares integers with a Python int of any size)
         return False
+    if fn in (operator.neg, operator.sub) and any(_int_array(o) for o in operands):
+        return True  # (a boolean array: TypeError)
     for k, o in enumerate(operands):
         others = operands[:k] + operands[k + 1:]
         if (o == INT or _big(o)) and any(p == NUMBER or _int_array(p) for p in others) or (
@@ -252,6 +257,8 @@ def _takes(ufunc, operands):
         return True
     if any(_complex(o) for o in operands) and not _complex_loop(ufunc):
         return False
+    if any(_int_array(o) for o in operands) and not _other_loops(ufunc):
+        return False
     return not any(_big_int(o) for o in operands) or _big_int_loop(ufunc)
 
 
@@ -273,6 +280,21 @@ def _big_int_loop(ufunc):
                     ufunc(*(2 ** 70 if p else 1.5 for p in places))
             except Exception:
                 return False
+    return True
+
+
+@functools.cache
+def _other_loops(ufunc):
+    """Whether ``ufunc`` takes boolean arrays and object arrays of ints in every place (an
+    array not known to hold floats may be either): ``np.add``, ``np.maximum`` do; ``np.sign``
+    (no boolean loop), ``np.sin``, ``np.exp`` (an object's method looked for) do not."""
+    for made in (np.array([True, False]), np.array([1, 2], dtype=object)):
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ufunc(*(made,) * ufunc.nin)
+        except Exception:
+            return False
     return True
 
 

@@ -325,6 +325,10 @@ def statement(stmt):
     for its effect)."""
     value = stmt.value
     if stmt.target is not None:
+        kept = getattr(stmt, "kept_dtype", None)  # y op= v: y's dtype kept (augmented_casts)
+        if kept and value.__class__ is ir.Prim and len(value.args) == 2:
+            return assign(stmt.target, call(name(kept[0]), expr(value), expr(value.args[0]),
+                                            constant(kept[1])))
         return assign(stmt.target, expr(value))
     if value.__class__ is ir.Prim and value.fn is ir.ASSERT:
         args = value.args
