@@ -100,6 +100,8 @@ def kind_of_value(value):
         return ANY  # not differentiated: grad's output check refuses it
     if isinstance(value, (numbers.Number, np.number)):
         return SCALAR
+    if type(value) is np.ndarray and value.dtype.kind == "O":
+        return ANY  # items of any kind (arrays, lists): not an array of numbers
     if isinstance(value, np.ndarray) or duck_array(value) or foreign_array(value):
         return ARRAY  # foreign: the array API's (srcad.backend.standard)
     if isinstance(value, (list, tuple, dict)):
