@@ -93,7 +93,8 @@ def _in_order(node):
         node = todo.pop()
         out.append(node)
         children = []
-        for name in fields.get(node.__class__) or _fields(node.__class__):
+        names = fields.get(node.__class__)
+        for name in _fields(node.__class__) if names is None else names:
             child = getattr(node, name, None)
             if isinstance(child, AST):
                 children.append(child)

@@ -55,14 +55,21 @@ def _loads(node):
 
 
 #: the fields of each node class worth walking into: a ``ctx`` (Load/Store) or an operator
-#: (Add, Lt) never holds a name, and skipping them halves the nodes every walk visits
+#: (Add, Lt) never holds a name, and skipping them halves the nodes every walk visits; nor do
+#: the fields that hold a string or a number in every class that has them (a name's ``id``,
+#: an attribute's ``attr``, a comment's ``text``: :class:`srcad.transform.nodes.Comment`),
+#: nor a constant's value: a name, half the nodes, has no field to look at
 _FIELDS = {}
+_NO_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "kind",
+                       "type_comment", "level", "module", "is_async", "simple", "conversion",
+                       "text"})
 
 
 def _fields(cls):
     fields = _FIELDS.get(cls)
     if fields is None:
-        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
+        fields = _FIELDS[cls] = () if cls is ast.Constant else tuple(
+            f for f in cls._fields if f not in _NO_NODES)
     return fields
 
 
@@ -74,7 +81,9 @@ def _walk(node):
     fields = _FIELDS
     while todo:
         node = todo.popleft()
-        names = fields.get(node.__class__) or _fields(node.__class__)
+        names = fields.get(node.__class__)
+        if names is None:
+            names = _fields(node.__class__)
         for name in names:
             child = getattr(node, name, None)
             if isinstance(child, AST):
@@ -92,7 +101,9 @@ def _nodes(node):
     AST = ast.AST
     fields = _FIELDS
     for node in out:  # (the list grows as it is read)
-        names = fields.get(node.__class__) or _fields(node.__class__)
+        names = fields.get(node.__class__)
+        if names is None:
+            names = _fields(node.__class__)
         for name in names:
             child = getattr(node, name, None)
             if isinstance(child, AST):
@@ -104,10 +115,11 @@ def _nodes(node):
     return out
 
 
-def _count_names(fdef):
-    """Stores and loads of every name of a function, in one walk."""
+def _count_names(fdef, nodes=None):
+    """Stores and loads of every name of a function, in one walk (``nodes``: its
+    :func:`_nodes`, when the caller has them)."""
     stores, loads = {}, {}
-    for sub in _nodes(fdef):
+    for sub in _nodes(fdef) if nodes is None else nodes:
         cls = sub.__class__
         if cls is ast.Name:
             table = stores if sub.ctx.__class__ is ast.Store else loads
