@@ -115,9 +115,59 @@ def _nodes(node):
     return out
 
 
+class KeptCounts:
+    """:func:`_count_names` of a function between tidy's rewrites (held as its
+    ``_tidy_counts`` while :func:`srcad.backend.tidy.tidy` runs them): a rewrite that says it
+    changed nothing changed nothing, so the counts it took (its first, the tree as it found
+    it) are those the next rewrite would take. They are handed (copies: callers change
+    them) to the first count of a rewrite that counts before it changes anything
+    (``offer``), never to a later count."""
+
+    def __init__(self):
+        self.valid = None  # (stores, loads) of the tree as it is, or None
+        self.offered = self.first = None
+        self.counted = False
+
+    def start(self, offer):
+        """A rewrite starts; ``offer``: its first count comes before any change."""
+        self.offered = self.valid if offer else None
+        self.first, self.counted = None, False
+
+    def end(self, changed):
+        """The rewrite returned ``changed``."""
+        self.valid = None if changed else self.valid or self.first
+        self.offered = self.first = None
+
+    def take(self):
+        got, self.offered = self.offered, None
+        if self.counted or got is None:
+            return None
+        self.counted = True
+        return dict(got[0]), dict(got[1])
+
+    def record(self, counts):
+        if not self.counted:
+            self.counted = True
+            self.first = dict(counts[0]), dict(counts[1])
+
+
+def counts_changed(fdef):
+    """A rewrite that counts once more after changing the tree says so first (its next
+    count is not offered the kept one)."""
+    kept = fdef.__dict__.get("_tidy_counts")
+    if kept is not None:
+        kept.offered, kept.counted = None, True
+
+
 def _count_names(fdef, nodes=None):
     """Stores and loads of every name of a function, in one walk (``nodes``: its
-    :func:`_nodes`, when the caller has them)."""
+    :func:`_nodes`, when the caller has them); kept between tidy's rewrites
+    (:class:`KeptCounts`)."""
+    kept = fdef.__dict__.get("_tidy_counts")
+    if kept is not None:
+        got = kept.take()
+        if got is not None:
+            return got
     stores, loads = {}, {}
     for sub in _nodes(fdef) if nodes is None else nodes:
         cls = sub.__class__
@@ -134,6 +184,8 @@ def _count_names(fdef, nodes=None):
                     stores[name] = stores.get(name, 0) + 1
         elif cls is ast.arg:
             stores[sub.arg] = stores.get(sub.arg, 0) + 1
+    if kept is not None:
+        kept.record((stores, loads))
     return stores, loads
 
 
