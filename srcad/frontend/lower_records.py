@@ -365,7 +365,7 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
     whole to a function of the user's (:mod:`.passed_records`), or (a named tuple) unpacks it
     or reads a field by a constant index, or (not written) is held in a field of a record
     read so (``holders``: those uses). ``why`` (a dict) gets the first use that is none
-    of those, under ``name``."""
+    of those, under ``name``. ``local``: the names ``fdef`` binds, when the caller has them."""
     cls = next(iter(classes))
     fields, _, mutable = _facts(cls)
 
