@@ -455,7 +455,8 @@ def test_scipy_rule(modules, row_id, variant):
     ours.K = K if variant != "scalar" else 2.0
     args = _args(row_id, variant)
     n = len(args)
-    grads = srcad.grad(f, wrt=tuple(range(n)))(*args)
+    grad_0 = srcad.grad(f, wrt=0)  # (one argument: the same code as wrt=(0,), made once)
+    grads = (grad_0(*args),) if n == 1 else srcad.grad(f, wrt=tuple(range(n)))(*args)
     fd = numerical_grad(f, args, wrt=tuple(range(n)))
     for i in range(n):
         assert np.shape(grads[i]) == np.shape(args[i])
@@ -489,11 +490,11 @@ def test_scipy_rule(modules, row_id, variant):
     # second order: forward over reverse, against finite differences of the gradient
     if row_id in FIRST_ORDER_ONLY:
         with pytest.raises(srcad.MissingRuleError):
-            srcad.jvp(srcad.grad(f, wrt=0), args, (tangents[0],), wrt=(0,))
+            srcad.jvp(grad_0, args, (tangents[0],), wrt=(0,))
         return
     i = 0
     v = tangents[i]
-    grad_i = srcad.grad(f, wrt=i)
+    grad_i = grad_0
     _, hv = srcad.jvp(grad_i, args, (v,), wrt=(i,))
 
     def central(eps):

@@ -3,7 +3,8 @@
 Rewrites of the function's tree, all exact (they never change a value), repeated until
 none applies (each says whether it changed the tree, and changes nothing where it says not: so
 a round stops once the rewrite that last changed the tree has run again without a change, the
-ones after it having seen that very tree the round before):
+ones after it having seen that very tree the round before; and the names a rewrite that
+changed nothing counted are the next one's, :class:`.tidy_walk.KeptCounts`):
 
 * **inline single-use temporaries**: ``t = 3 * a`` followed, in the same block, by the only
   read ``b = 5 - t`` becomes ``b = 5 - 3 * a`` (only names srcad invented, never the user's);
@@ -75,7 +76,7 @@ from .tidy_values import (
     copy_aliases,
     simplify_keeping_new,
 )
-from .tidy_walk import _blocks, _walk, same_tree
+from .tidy_walk import KeptCounts, _blocks, _walk, same_tree
 
 
 def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=(), makers=()):
@@ -96,20 +97,11 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=(), makers=(
                 lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
                 lambda: shared_reads(fdef, temps), lambda: negated_flags(fdef, temps),
                 lambda: sizes_once(fdef))
-    last = None  # the last rewrite that changed the tree, in the round before
-    for _ in range(50):
-        dropped = False
-        for block, _ in _blocks(fdef):
-            dropped |= _drop_self_copies(block)
-        changed = None
-        for k, rewrite in enumerate(rewrites):
-            if rewrite():  # each rewrite counts names afresh: the others changed them
-                changed = k
-            elif changed is None and k == last and not dropped:
-                break  # the rest saw this very tree, and changed nothing, the round before
-        if changed is None:
-            break
-        last = changed
+    kept = fdef._tidy_counts = KeptCounts()  # names counted by a rewrite changing nothing
+    try:
+        _rounds(fdef, rewrites, kept)
+    finally:
+        del fdef._tidy_counts
     fresh_copies(fdef, makers)  # b = a.copy() of an a nobody else holds: b is a
     simplify_keeping_new(fdef)
     _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
@@ -125,6 +117,34 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=(), makers=(
     _drop_empty_comments(fdef)
     unpack_results(fdef, temps, tuple_lengths(arrays))  # (r, a_1), g_ctx = g_fwd(a, x)
     return fdef
+
+
+#: the rewrites (by place in :func:`tidy`'s list) whose first count of names comes before
+#: they change anything: given the counts kept from the rewrites before (:class:`KeptCounts`)
+_COUNT_FIRST = frozenset({1, 2, 4, 5, 9, 10})
+
+
+def _rounds(fdef, rewrites, kept):
+    """Run ``rewrites`` until a round changes nothing (see the module docstring)."""
+    last = None  # the last rewrite that changed the tree, in the round before
+    for _ in range(50):
+        dropped = False
+        for block, _ in _blocks(fdef):
+            dropped |= _drop_self_copies(block)
+        if dropped:
+            kept.end(True)
+        changed = None
+        for k, rewrite in enumerate(rewrites):
+            kept.start(k in _COUNT_FIRST)
+            done = rewrite()
+            kept.end(done)
+            if done:
+                changed = k
+            elif changed is None and k == last and not dropped:
+                break  # the rest saw this very tree, and changed nothing, the round before
+        if changed is None:
+            break
+        last = changed
 
 
 def _drop_empty_comments(node):

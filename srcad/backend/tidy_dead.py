@@ -21,7 +21,7 @@ from ..rules import raising
 from ..transform.nodes import Comment
 from .tidy_broadcasts import covered_broadcasts
 from .tidy_values import _assigns_only_name, _binds_names, _is_number
-from .tidy_walk import _blocks, _header, _loads, _nodes, _stores, _walk
+from .tidy_walk import _blocks, _header, _loads, _nodes, _stores, _walk, counts_changed
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -109,6 +109,8 @@ def _dead_code(fdef, arrays=()):
     only the discarded output needed, in a function that returns gradients only), or whose
     only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
     changed = _dead_counters(fdef)
+    if changed:
+        counts_changed(fdef)
     return _dead_values(fdef, arrays) or changed
 
 

@@ -21,11 +21,12 @@ from .tidy_walk import _blocks, _count_names, _nodes, _rename, _stores, _walk, b
 
 def shared_reads(fdef, temps):
     """Rewrite ``fdef`` in place as the module docstring says; whether anything changed."""
-    stores = _count_names(fdef)[0]
-    saves = _Saves(fdef)
+    nodes = _nodes(fdef)  # (one walk for the counts, the saves and the names returned)
+    stores = _count_names(fdef, nodes)[0]
+    saves = _Saves(fdef, nodes)
     for name, n in saves.unpacked.items():  # a save's unpacking is not a second value
         stores[name] -= n
-    returned = {n.id for stmt in _nodes(fdef) if stmt.__class__ is ast.Return
+    returned = {n.id for stmt in nodes if stmt.__class__ is ast.Return
                 for n in _nodes(stmt) if n.__class__ is ast.Name}  # (a set: any order)
     changed = False
     known = {}  # the names each statement binds (:func:`.bound_names`); forgotten on a rename
@@ -100,9 +101,9 @@ class _Saves:
     its saves are all of one width). Two names saved together, holding one value, become one
     (:meth:`merge`)."""
 
-    def __init__(self, fdef):
+    def __init__(self, fdef, nodes=None):
         uses, self.appends, self.unpacks, other = {}, {}, {}, {}
-        for node in _nodes(fdef):  # (:func:`_walk`'s order, as a list: no generator)
+        for node in _nodes(fdef) if nodes is None else nodes:  # (:func:`_walk`'s order)
             cls = node.__class__
             if cls is ast.Name:
                 uses[node.id] = uses.get(node.id, 0) + 1

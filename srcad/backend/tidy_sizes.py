@@ -28,16 +28,18 @@ from .tidy_walk import _count_names, _rename, _walk
 def sizes_once(fdef):
     """Rewrite ``fdef`` in place as the module docstring says; whether anything changed."""
     changed = _hoist_sizes(fdef)
-    changed = _drop_constant_saves(fdef) or changed
-    return _index_stacks(fdef) or changed
+    saves = _Saves(fdef)
+    if _drop_constant_saves(fdef, saves):  # (a drop changes the saves: read again)
+        changed, saves = True, _Saves(fdef)
+    return _index_stacks(fdef, saves) or changed
 
 
-def _index_stacks(fdef):
+def _index_stacks(fdef, saves):
     """A top-level ``for i in range(n):`` that saves only ``i`` (``stack_1.append(i)``, once
     a turn: no ``break``, ``continue``, ``return`` or ``raise`` in it, ``i`` not bound there,
     ``n`` a literal or a name bound once) is walked back as ``for i in
-    reversed(range(n)):``, without the stack."""
-    saves = _Saves(fdef)
+    reversed(range(n)):``, without the stack. ``saves``: the function's
+    :class:`.tidy_reads._Saves`."""
     stores = None
     changed = False
     for stack in saves.stacks:
@@ -133,10 +135,10 @@ def _hoist_sizes(fdef):
     return changed
 
 
-def _drop_constant_saves(fdef):
+def _drop_constant_saves(fdef, saves):
     """A name assigned once at the top level, before any loop reads it, leaves the saves
-    (``for i, len_2 in reversed(stack_1):`` -> ``for i in reversed(stack_1):``)."""
-    saves = _Saves(fdef)
+    (``for i, len_2 in reversed(stack_1):`` -> ``for i in reversed(stack_1):``; ``saves``:
+    the function's :class:`.tidy_reads._Saves`, unchanged where nothing left them)."""
     if not saves.unpacked:
         return False
     stores = _count_names(fdef)[0]

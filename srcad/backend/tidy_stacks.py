@@ -22,6 +22,8 @@ from .tidy_walk import _FIELDS, _fields
 def _drop_unread_saves(fdef):
     """Drop the unread positions of every stack of ``fdef`` (see the module docstring);
     whether anything changed."""
+    if not _unpacking_loops(fdef):
+        return False  # (no loop walks a stack back: the ordered walk of every node is not made)
     order, uses, loops, appends, empty = {}, {}, {}, {}, {}
     for k, node in enumerate(_in_order(fdef)):  # one walk, in the order of the text
         if isinstance(node, ast.Name):
@@ -73,6 +75,26 @@ def _drop_unread_saves(fdef):
     return changed
 
 
+def _unpacking_loops(fdef):
+    """Whether some ``for a, b in reversed(s):`` is among the statements of ``fdef`` (a walk
+    of the statements only)."""
+    todo = [fdef]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.For) and _reversed_name(node.iter) and isinstance(
+                node.target, ast.Tuple):
+            return True
+        names = _FIELDS.get(node.__class__)
+        for name in _fields(node.__class__) if names is None else names:
+            child = getattr(node, name, None)
+            if child.__class__ is list and child and isinstance(child[0], _BLOCK_ITEMS):
+                todo.extend(child)
+    return False
+
+
+_BLOCK_ITEMS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _reversed_name(node):
     """``s`` when ``node`` is ``reversed(s)``."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
@@ -93,7 +115,8 @@ def _in_order(node):
         node = todo.pop()
         out.append(node)
         children = []
-        for name in fields.get(node.__class__) or _fields(node.__class__):
+        names = fields.get(node.__class__)
+        for name in _fields(node.__class__) if names is None else names:
             child = getattr(node, name, None)
             if isinstance(child, AST):
                 children.append(child)

@@ -24,6 +24,7 @@ from .tidy_walk import (
     _stores,
     _walk,
     added_into,
+    name_counts,
 )
 
 
@@ -459,6 +460,9 @@ def _assigns_only_name(stmt):
 def _inline_temps(fdef, temps):
     stores, loads = _count_names(fdef)
     changed = False
+    known = {}  # the name counts of each statement looked at (:func:`.name_counts`), by id:
+    # a statement changed is forgotten (and its block's sweep stops at it; the blocks
+    # holding it were swept before it, :func:`._blocks` giving a block before those inside)
     for block, _ in list(_blocks(fdef)):
         done = set()  # statements changed in this sweep: looked at again in the next
         i = 0
@@ -485,21 +489,26 @@ def _inline_temps(fdef, temps):
                 else set()
             for j in range(i, len(block)):
                 later = block[j]
-                if id(later) in done or acts and j > i or changes and changes & (
-                        _loads(later).keys() | _stores(later).keys()):
+                if id(later) in done or acts and j > i:
                     break
-                if name in _loads(_header(later)):
-                    if acts and (_conditional_use(_header(later), name)
-                                 or held & (_loads(_header(later)).keys() - {name})):
+                later_stores, later_loads = name_counts(later, known)
+                if changes and changes & (later_loads.keys() | later_stores.keys()):
+                    break
+                header = _header(later)
+                header_loads = later_loads if header is later else _loads(header)
+                if name in header_loads:
+                    if acts and (_conditional_use(header, name)
+                                 or held & (header_loads.keys() - {name})):
                         break
-                    if _replace_once(_header(later), name, stmt.value) or _replace_test(
+                    if _replace_once(header, name, stmt.value) or _replace_test(
                             later, name, stmt.value):
+                        known.pop(id(later), None)
                         done.add(id(later))
                         del block[i - 1]
                         i -= 1
                         changed = True
                     break
-                if name in _loads(later) or set(_stores(later)) & (reads | {name}):
+                if name in later_loads or later_stores.keys() & (reads | {name}):
                     break
     return changed
 

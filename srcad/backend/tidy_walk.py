@@ -55,14 +55,21 @@ def _loads(node):
 
 
 #: the fields of each node class worth walking into: a ``ctx`` (Load/Store) or an operator
-#: (Add, Lt) never holds a name, and skipping them halves the nodes every walk visits
+#: (Add, Lt) never holds a name, and skipping them halves the nodes every walk visits; nor do
+#: the fields that hold a string or a number in every class that has them (a name's ``id``,
+#: an attribute's ``attr``, a comment's ``text``: :class:`srcad.transform.nodes.Comment`),
+#: nor a constant's value: a name, half the nodes, has no field to look at
 _FIELDS = {}
+_NO_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "kind",
+                       "type_comment", "level", "module", "is_async", "simple", "conversion",
+                       "text"})
 
 
 def _fields(cls):
     fields = _FIELDS.get(cls)
     if fields is None:
-        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
+        fields = _FIELDS[cls] = () if cls is ast.Constant else tuple(
+            f for f in cls._fields if f not in _NO_NODES)
     return fields
 
 
@@ -74,7 +81,9 @@ def _walk(node):
     fields = _FIELDS
     while todo:
         node = todo.popleft()
-        names = fields.get(node.__class__) or _fields(node.__class__)
+        names = fields.get(node.__class__)
+        if names is None:
+            names = _fields(node.__class__)
         for name in names:
             child = getattr(node, name, None)
             if isinstance(child, AST):
@@ -92,7 +101,9 @@ def _nodes(node):
     AST = ast.AST
     fields = _FIELDS
     for node in out:  # (the list grows as it is read)
-        names = fields.get(node.__class__) or _fields(node.__class__)
+        names = fields.get(node.__class__)
+        if names is None:
+            names = _fields(node.__class__)
         for name in names:
             child = getattr(node, name, None)
             if isinstance(child, AST):
@@ -104,10 +115,61 @@ def _nodes(node):
     return out
 
 
-def _count_names(fdef):
-    """Stores and loads of every name of a function, in one walk."""
+class KeptCounts:
+    """:func:`_count_names` of a function between tidy's rewrites (held as its
+    ``_tidy_counts`` while :func:`srcad.backend.tidy.tidy` runs them): a rewrite that says it
+    changed nothing changed nothing, so the counts it took (its first, the tree as it found
+    it) are those the next rewrite would take. They are handed (copies: callers change
+    them) to the first count of a rewrite that counts before it changes anything
+    (``offer``), never to a later count."""
+
+    def __init__(self):
+        self.valid = None  # (stores, loads) of the tree as it is, or None
+        self.offered = self.first = None
+        self.counted = False
+
+    def start(self, offer):
+        """A rewrite starts; ``offer``: its first count comes before any change."""
+        self.offered = self.valid if offer else None
+        self.first, self.counted = None, False
+
+    def end(self, changed):
+        """The rewrite returned ``changed``."""
+        self.valid = None if changed else self.valid or self.first
+        self.offered = self.first = None
+
+    def take(self):
+        got, self.offered = self.offered, None
+        if self.counted or got is None:
+            return None
+        self.counted = True
+        return dict(got[0]), dict(got[1])
+
+    def record(self, counts):
+        if not self.counted:
+            self.counted = True
+            self.first = dict(counts[0]), dict(counts[1])
+
+
+def counts_changed(fdef):
+    """A rewrite that counts once more after changing the tree says so first (its next
+    count is not offered the kept one)."""
+    kept = fdef.__dict__.get("_tidy_counts")
+    if kept is not None:
+        kept.offered, kept.counted = None, True
+
+
+def _count_names(fdef, nodes=None):
+    """Stores and loads of every name of a function, in one walk (``nodes``: its
+    :func:`_nodes`, when the caller has them); kept between tidy's rewrites
+    (:class:`KeptCounts`)."""
+    kept = fdef.__dict__.get("_tidy_counts")
+    if kept is not None:
+        got = kept.take()
+        if got is not None:
+            return got
     stores, loads = {}, {}
-    for sub in _nodes(fdef):
+    for sub in _nodes(fdef) if nodes is None else nodes:
         cls = sub.__class__
         if cls is ast.Name:
             table = stores if sub.ctx.__class__ is ast.Store else loads
@@ -122,6 +184,8 @@ def _count_names(fdef):
                     stores[name] = stores.get(name, 0) + 1
         elif cls is ast.arg:
             stores[sub.arg] = stores.get(sub.arg, 0) + 1
+    if kept is not None:
+        kept.record((stores, loads))
     return stores, loads
 
 

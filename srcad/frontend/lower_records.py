@@ -83,7 +83,7 @@ def lower(src):
     record_lists.prepare(src, fdef)  # layers.append(Layer(w, b)): a list per field
     nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()
-    parents = {}
+    parents, local = {}, passed_calls.bound_names(fdef)  # (what follows reads the tree only)
     for node in walk_nodes(fdef):
         for child in gast.iter_child_nodes(node):
             parents[child] = node
@@ -101,7 +101,7 @@ def lower(src):
     for name, assigns in stores.items():
         if name in bad:
             continue
-        kinds = [_construct(src, a.value) for a in assigns]
+        kinds = [_construct(src, a.value, local) for a in assigns]
         if all(k is not None for k in kinds):
             built[name] = list(zip(assigns, kinds))
     changed, why = True, {}
@@ -110,7 +110,8 @@ def lower(src):
         for name, items in list(built.items()):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
-                    src, fdef, name, built, parents, classes, why, _holders(built)) or any(_values(
+                    src, fdef, name, built, parents, classes, why, _holders(built),
+                    local) or any(_values(
                         k, *_facts(next(iter(classes)))[:2], _ANY, _check_hold) is None
                     for _, k in items):
                 del built[name]
@@ -222,7 +223,8 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
 
 def _built_in_place(src, fdef):
     """``predict(Pt(a, b), x)`` -> ``predict_fields(a, b, x)`` (nested records built in place
-    too): a record built as an argument of a function of the user's."""
+    too): a record built as an argument of a function of the user's. (A rewritten call binds
+    no name: ``local`` holds for the whole walk.)"""
     bind, local = None, passed_calls.bound_names(fdef)
 
     def record(node):
@@ -249,7 +251,7 @@ def _in_place(src, node, local):
         func = func.value
     if isinstance(func, gast.Name) and func.id in local:
         return None
-    kind = _construct(src, node)
+    kind = _construct(src, node, local)
     if kind is None or kind[0] != "new":
         return None
     cls, call = kind[1], kind[2]
@@ -279,9 +281,10 @@ def spec_of(cls):
     return (cls, issubclass(cls, tuple), tuple((f, None) for f in _facts(cls)[0]))
 
 
-def _construct(src, value):
+def _construct(src, value, local=None):
     """What ``value`` (an assigned expression) builds: ("new", cls, call), ("make", cls,
-    arg), ("replace", name, keywords) or None."""
+    arg), ("replace", name, keywords) or None. ``local``: the names ``src.node`` binds
+    (:func:`.passed_calls.bound_names`), when the caller has them."""
     if not isinstance(value, gast.Call):
         return None
     func = value.func
@@ -310,9 +313,11 @@ def _construct(src, value):
         if plain_classes.fields_of(cls) is not None:
             return ("fields", cls, value)
         return None
-    fn, owner = passed_calls.callee(src, value.func), None
+    if local is None:
+        local = passed_calls.bound_names(src.node)
+    fn, owner = passed_calls.callee(src, value.func, local=local), None
     if fn is None:  # Lin.create(w), a class method of the user's: cls is Lin
-        bound = resolve_any(src, value.func, passed_calls.bound_names(src.node))
+        bound = resolve_any(src, value.func, local)
         if inspect.ismethod(bound) and isinstance(bound.__self__, type) and \
                 passed_calls.callee_function(bound.__func__):
             fn, owner = bound.__func__, bound.__self__
@@ -353,13 +358,14 @@ def _class_of(kind, built):
     return classes.pop() if len(classes) == 1 else None
 
 
-def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozenset()):
+def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozenset(),
+             local=None):
     """Every use of ``name`` reads (or, mutable and in the function's own body, writes) a
     field, is the record a ``_replace``/``replace`` of a name read so copies, passes the record
     whole to a function of the user's (:mod:`.passed_records`), or (a named tuple) unpacks it
     or reads a field by a constant index, or (not written) is held in a field of a record
     read so (``holders``: those uses). ``why`` (a dict) gets the first use that is none
-    of those, under ``name``."""
+    of those, under ``name``. ``local``: the names ``fdef`` binds, when the caller has them."""
     cls = next(iter(classes))
     fields, _, mutable = _facts(cls)
 
@@ -416,7 +422,7 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
                 src, node, parents, node, record, written, built[name], "__call__"):
             continue  # p(x): the copy of the class's __call__
         if isinstance(call, gast.Call) and call.func is not node and not written:
-            fn = passed_calls.callee(src, call.func)
+            fn = passed_calls.callee(src, call.func, local=local)
             found = fn is not None and passed_calls.binding(fn, call, record)
             if found and record_uses.copied(src, fn, found, built[name]):
                 continue  # passed whole to a function of the user's

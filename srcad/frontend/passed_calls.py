@@ -61,15 +61,17 @@ def sub_leaves(leaves, spec, path):
     return made
 
 
-def callee(src, func, fdef=None):
+def callee(src, func, fdef=None, local=None):
     """The function of the user's ``func`` (a call's function in ``fdef``, else in
     ``src.node``: a free name, ``module.name``) calls, whose copy :func:`derived` can make,
-    else None. A name the function binds (a parameter, assigned, imported) is not looked up."""
+    else None. A name the function binds (a parameter, assigned, imported) is not looked up
+    (``local``: those names, when the caller has them: :func:`bound_names` of that tree)."""
     path = []
     while isinstance(func, gast.Attribute):
         path.insert(0, func.attr)
         func = func.value
-    if not isinstance(func, gast.Name) or func.id in bound_names(fdef or src.node):
+    if not isinstance(func, gast.Name) or func.id in (
+            bound_names(fdef or src.node) if local is None else local):
         return None
     try:
         fn = src.lookup(func.id, tuple(path))
