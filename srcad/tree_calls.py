@@ -55,15 +55,10 @@ def _kept(t, args):
         fn = t._specialise(t._bind(args, {}))
     except SrcadError:
         return None
-    space, conds = {}, []
-    for i, a in enumerate(args):
-        found = tree_keys.key_test(a, f"a[{i}]", space)
-        if found is None:
-            return None
-        conds += found
-    text = f"def same(a):\n    return len(a) == {len(args)} and {' and '.join(conds)}\n"
-    exec(compile(text, "<srcad tree call test>", "exec"), space)  # noqa: S102
-    return (fn, space["same"], *checks(fn.__srcad_reads__))
+    same = tree_keys.compiled_test((("a", args),))
+    if same is None:
+        return None
+    return (fn, same, *checks(fn.__srcad_reads__))
 
 
 def floats(value):

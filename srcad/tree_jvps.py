@@ -61,16 +61,9 @@ def closure(fn, primals, tangents, full):
     values = tuple(primals) + tuple(tangents)
     if not all(map(_plain_floats, values)):
         return None
-    space, conds = {}, [f"len(p) == {len(primals)}", f"len(t) == {len(tangents)}"]
-    for name, group in (("p", primals), ("t", tangents)):
-        for i, v in enumerate(group):
-            found = tree_keys.key_test(v, f"{name}[{i}]", space)
-            if found is None:
-                return None
-            conds += found
-    text = f"def same(p, t):\n    return {' and '.join(conds)}\n"
-    exec(compile(text, "<srcad tree jvp test>", "exec"), space)  # noqa: S102
-    same = space["same"]
+    same = tree_keys.compiled_test((("p", primals), ("t", tangents)))
+    if same is None:
+        return None
     fresh, ok = checks(getattr(fn, "__srcad_reads__", None) or ())
 
     def jvp_of(primals, tangents):
@@ -78,7 +71,7 @@ def closure(fn, primals, tangents, full):
             return fn(*primals, *tangents)
         return None
 
-    jvp_of.__srcad_source__ = text  # (for reading)
+    jvp_of.__srcad_source__ = same.__srcad_source__  # (for reading)
     return jvp_of
 
 

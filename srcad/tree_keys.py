@@ -99,6 +99,26 @@ def tree_key(value):
         return None
 
 
+def compiled_test(groups):
+    """``same(*names)``: whether the values passed have the :func:`tree_key` that
+    ``groups``' values have now (``[(name, values)]``: a parameter of ``same`` and the values
+    of its items, whose number is tested too); None when a value has no such test."""
+    space, conds = {}, []
+    for name, values in groups:
+        conds.append(f"len({name}) == {len(values)}")
+        for i, value in enumerate(values):
+            found = key_test(value, f"{name}[{i}]", space)
+            if found is None:
+                return None
+            conds += found
+    params = ", ".join(name for name, _ in groups)
+    text = f"def same({params}):\n    return {' and '.join(conds)}\n"
+    exec(compile(text, "<srcad structure test>", "exec"), space)  # noqa: S102
+    same = space["same"]
+    same.__srcad_source__ = text  # (for reading)
+    return same
+
+
 def key_test(value, spelled, space):
     """The conditions (texts, to be joined by ``and``) that the value named ``spelled`` has
     ``value``'s :func:`tree_key` (its classes, dict keys in order, record fields, leaf
