@@ -33,7 +33,16 @@ from ..core import ir
 from ..core.kinds import OTHER, SCALAR, SEQ
 from ..frontend.augmented_casts import left_operand
 from . import raise_facts
-from .dtypes import _DTYPE_AT, _FLOAT_MAKERS, _LIKE, _SAME, _in, inexact_values
+from .dtypes import (
+    _DTYPE_AT,
+    _FLOAT_MAKERS,
+    _LIKE,
+    _SAME,
+    _in,
+    defined_names,
+    inexact_values,
+    must_hold,
+)
 
 _OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
               operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos}
@@ -49,18 +58,8 @@ def double_values(analysis):
     numbers (see the module)."""
     fn = analysis.fn
     augmented = dict(getattr(fn, "augmented", {}))
-    known = {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
-    known |= {p.target for s in ir.walk(fn.body) for p in getattr(s, "phis", ())}
-    known -= set(fn.params)
-    changed = True
-    while changed:
-        changed = False
-        for stmt in ir.walk(fn.body):
-            for target, ok in _facts(stmt, known, augmented):
-                if target in known and not ok:
-                    known.discard(target)
-                    changed = True
-    return known
+    known = defined_names(fn) - set(fn.params)
+    return must_hold(fn, known, lambda stmt: _facts(stmt, known, augmented))
 
 
 def _facts(stmt, known, augmented):

@@ -100,9 +100,7 @@ def inexact_values(analysis):
     """The names of ``analysis.fn`` certainly holding inexact values (see the module)."""
     fn = analysis.fn
     augmented = dict(getattr(fn, "augmented", {}))
-    names = {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
-    names |= {p.target for s in ir.walk(fn.body) for p in getattr(s, "phis", ())}
-    known = set(names) | set(analysis.wrt) | set(getattr(analysis, "inexact_params", ()))
+    known = defined_names(fn) | set(analysis.wrt) | set(getattr(analysis, "inexact_params", ()))
     builds = {s.target: s.value.args for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
               and isinstance(s.value, ir.Prim) and s.value.fn in (ir.BUILD_LIST,
                                                                   ir.BUILD_TUPLE)}
@@ -111,11 +109,25 @@ def inexact_values(analysis):
         if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and value.args and (
                 isinstance(value.args[0], ir.Var)):
             builds.pop(value.args[0].name, None)
+    return must_hold(fn, known, lambda stmt: _facts(stmt, known, analysis, augmented, builds))
+
+
+def defined_names(fn):
+    """Every name ``fn``'s body defines (by a statement or a merge)."""
+    names = {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
+    return names | {p.target for s in ir.walk(fn.body) for p in getattr(s, "phis", ())}
+
+
+def must_hold(fn, known, facts):
+    """``known`` (a set, changed in place and returned) less every name some statement of
+    ``fn`` does not show to hold the property (``facts(stmt)``: pairs (name, shown), read
+    against ``known`` as it shrinks), until no statement removes another: what holds on
+    every path."""
     changed = True
     while changed:
         changed = False
         for stmt in ir.walk(fn.body):
-            for target, ok in _facts(stmt, known, analysis, augmented, builds):
+            for target, ok in facts(stmt):
                 if target in known and not ok:
                     known.discard(target)
                     changed = True
