@@ -2,7 +2,9 @@
 each tool's derivative ÷ objective, the functions GradBench times (the tools'
 ``objective.function`` and ``jacobian.function`` on their prepared inputs) called in turn,
 round after round; the best round of each and the median (lstm: and the best rounds summed
-over ``--sizes``, gradient ÷ objective, as GradBench sums them). One process per tool, as under
+over ``--sizes``, gradient ÷ objective, as GradBench sums them); the derivative's first call
+over its best (GradBench's wall mean includes it) and the cyclic collector's share of its
+rounds. One process per tool, as under
 GradBench (PyTorch's objects in srcad's process would make its collector walk them), the
 two tools' processes alternating ``--repeats`` times, so that load from other processes falls
 on both alike. GradBench's wall-clock means (run.py) on a shared machine move more between
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import importlib
 import os
 import statistics
@@ -112,17 +115,48 @@ def measure_particle(rounds, gradbench, repo):
 
 
 def _report(what, f, g, rounds):
-    f(), g()  # srcad's code is made on import; a first call each
+    """Print and return the best CPU times of ``f`` and ``g``; also each one's first call
+    over its best (GradBench's mean includes it: a tape's memory is new to the process
+    then, PyTorch sets itself up), and the share of ``g``'s rounds the cyclic collector
+    took (:mod:`gc`'s callbacks: the collections a tape's lists and tuples set off)."""
+    firsts = []
+    for call in (f, g):  # srcad's code is made on import; a first call each
+        start = time.process_time()
+        call()
+        firsts.append(time.process_time() - start)
+    collecting = _Collector()
     tf, tg = [], []
     for _ in range(rounds):
         for call, times in ((f, tf), (g, tg)):
+            collecting.on = call is g
             start = time.process_time()
             call()
             times.append(time.process_time() - start)
+    collecting.close()
     print(f"{what} objective {min(tf) * 1e3:8.2f} ms jacobian {min(tg) * 1e3:8.2f} ms  "
           f"ratio best {min(tg) / min(tf):5.2f}  "
-          f"median {statistics.median(tg) / statistics.median(tf):5.2f}", flush=True)
+          f"median {statistics.median(tg) / statistics.median(tf):5.2f}  "
+          f"first +{(firsts[0] / min(tf) - 1) * 100:.0f}% "
+          f"/ +{(firsts[1] / min(tg) - 1) * 100:.0f}%  "
+          f"gc {collecting.spent / sum(tg) * 100:4.1f}%", flush=True)
     return min(tf), min(tg)
+
+
+class _Collector:
+    """The CPU time :mod:`gc`'s collections take while ``on``."""
+
+    def __init__(self):
+        self.on, self.spent, self._start = False, 0.0, 0.0
+        gc.callbacks.append(self)
+
+    def __call__(self, phase, info):
+        if phase == "start":
+            self._start = time.process_time()
+        elif self.on:
+            self.spent += time.process_time() - self._start
+
+    def close(self):
+        gc.callbacks.remove(self)
 
 
 def main():
