@@ -136,8 +136,8 @@ def _report(what, f, g, rounds):
     print(f"{what} objective {min(tf) * 1e3:8.2f} ms jacobian {min(tg) * 1e3:8.2f} ms  "
           f"ratio best {min(tg) / min(tf):5.2f}  "
           f"median {statistics.median(tg) / statistics.median(tf):5.2f}  "
-          f"first +{(firsts[0] / min(tf) - 1) * 100:.0f}% "
-          f"/ +{(firsts[1] / min(tg) - 1) * 100:.0f}%  "
+          f"first {(firsts[0] / min(tf) - 1) * 100:+.0f}% "
+          f"/ {(firsts[1] / min(tg) - 1) * 100:+.0f}%  "
           f"gc {collecting.spent / sum(tg) * 100:4.1f}%", flush=True)
     return min(tf), min(tg)
 
