@@ -18,7 +18,7 @@ Anything else raises a :class:`~srcad.errors.MissingRuleError` naming the file, 
 construct. This is the one place that decides; the sweeps may assume it.
 
 Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime`` and its neighbours
-``srcad.analysis.dtypes``, ``.doubles``, ``.memory`` and ``.user_calls`` (and nothing above
+``srcad.analysis.dtypes``, ``.memory`` and ``.user_calls`` (and nothing above
 its layer).
 """
 
@@ -37,7 +37,6 @@ from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call
-from . import doubles
 from .dtypes import (
     augmented_operands,
     inexact_atom,
@@ -70,12 +69,6 @@ _CONTAINER_OPERATORS = frozenset(_OPERATOR_SIGNS)
 
 #: method calls the sweeps differentiate on a local list
 _LIST_METHODS = {"append", "pop"}
-
-
-def settled(fn, analysis, backend, ducks, space, alike=()):
-    """Before the dead code pass: the casts of ``y op= v`` settled
-    (:func:`srcad.analysis.doubles.settled`), and the facts that pass reads."""
-    return doubles.settled(fn, analysis, backend, ducks, space, alike)
 
 
 def check(fn: ir.Function, analysis, forward=False):
