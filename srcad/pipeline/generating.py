@@ -64,7 +64,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     analysis = derivative_calls.analysed(fn, functools.partial(Analysis, fn, kinds, wrt, items,
         ranks, callees=choose(backend, ducks, space, plain), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
-    optimise.dead_code(fn, analysis=doubles.settled(fn, analysis, backend, ducks, space, alike))
+    optimise.dead_code(fn, analysis=doubles.settled(fn, analysis, alike))
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)

@@ -45,7 +45,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
         Analysis, fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
         callees=sweep.callees or choose(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
-    optimise.dead_code(fn, analysis=doubles.settled(fn, analysis, backend, ducks, space))
+    optimise.dead_code(fn, analysis=doubles.settled(fn, analysis))
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
