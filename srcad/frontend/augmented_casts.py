@@ -81,7 +81,8 @@ def _other(new, old, op):
     xp = space()
     probe = xp.zeros((), dtype=dtype)  # the library's own rule (and error) for the dtypes
     getattr(probe, method)(xp.zeros((), dtype=new.dtype))
-    return xp.astype(new, dtype)
+    astype = getattr(xp, "astype", None)  # (the standard's function; an older CuPy: a method)
+    return astype(new, dtype) if astype is not None else new.astype(dtype)
 
 
 def _cast(new, dtype, op):
