@@ -81,12 +81,12 @@ def load(directory, text):
 
 
 class _TidyClock:
-    """Adds up the CPU time spent in ``pipeline.tidy``."""
+    """Adds up the CPU time spent in tidy (``pipeline.switches.tidy``)."""
 
     def __init__(self):
         self.spent = 0.0
-        self.inner = pipeline.tidy
-        pipeline.tidy = self
+        self.inner = pipeline.switches.tidy
+        pipeline.switches.tidy = self
 
     def __call__(self, *args, **kwargs):
         start = time.process_time()

@@ -29,7 +29,7 @@ from .transform.forward_batched import BatchedForward
 #: the callees of batched code: their batched code, made the same way
 BatchedForward.callees = calls.Callees(
     pipeline.to_ssa, pipeline.make_split,
-    functools.partial(pipeline._make_tangent, sweep=BatchedForward))
+    functools.partial(pipeline.make_tangent, sweep=BatchedForward))
 BatchedForward.callees.ranked = True  # made for the ranks of their array arguments
 
 
@@ -40,7 +40,7 @@ class NumbaBatchedForward(BatchedForward):
 
 NumbaBatchedForward.callees = calls.Callees(
     pipeline.to_ssa, functools.partial(pipeline.make_split, backend="numba"),
-    functools.partial(pipeline._make_tangent, sweep=NumbaBatchedForward, backend="numba"))
+    functools.partial(pipeline.make_tangent, sweep=NumbaBatchedForward, backend="numba"))
 NumbaBatchedForward.callees.ranked = True
 NumbaBatchedForward.callees.compiles_all = True  # as pipeline.NUMBA_CALLEES
 

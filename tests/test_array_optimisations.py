@@ -121,7 +121,7 @@ def test_same_numbers_at_every_optimisation_level(f, monkeypatch):
 
     arg = M if f is mean_axis else X
     tidy = srcad.grad(f)(arg)
-    monkeypatch.setattr(pipeline, "OPTIMIZE", 0)
+    monkeypatch.setattr(pipeline.switches, "OPTIMIZE", 0)
     srcad.clear_cache()
     raw = srcad.grad(f)(arg)
     srcad.clear_cache()

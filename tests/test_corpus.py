@@ -129,7 +129,7 @@ def test_optimisation_level_changes_no_gradient(corpus_item, monkeypatch):
 
     case, args = corpus_item
     tidied = srcad.grad(case.func, wrt=case.wrt)(*args)
-    monkeypatch.setattr(pipeline, "OPTIMIZE", 0)
+    monkeypatch.setattr(pipeline.switches, "OPTIMIZE", 0)
     raw = srcad.grad(case.func, wrt=case.wrt)(*args)
     assert raw == pytest.approx(tidied, rel=1e-12, abs=1e-12)
 

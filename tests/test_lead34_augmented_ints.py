@@ -2,9 +2,10 @@
 
 * a float ``v`` that is not differentiated (``z = np.ones(3, dtype=int); z *= 0.5``): NumPy
   raises (UFuncTypeError), srcad's ``z = z * 0.5`` computed in floats and returned a
-  derivative for a function that raises. Refused at the line now, as a differentiated ``v``
-  was already; an integer ``v`` into an integer array, and a float ``v`` into a float array,
-  are differentiated as before;
+  derivative for a function that raises. Refused at the line then, as a differentiated ``v``
+  was already; since session 36 the derivative raises NumPy's own error there, as the plain
+  run does (srcad.frontend.augmented_casts); an integer ``v`` into an integer array, and a
+  float ``v`` into a float array, are differentiated as before;
 * a Python number merged with float arrays (``total = 0`` then ``total += row`` in a loop over
   a matrix's rows): ``total`` is a number the first turn (rebound, not changed) and a float
   array after; it was refused as an array that may hold integers. Differentiated now, against
@@ -54,17 +55,16 @@ INTS = ["np.ones(3, dtype=int)", "np.arange(3)", "np.zeros(3, dtype=bool)"]
 @pytest.mark.parametrize("made", INTS)
 @pytest.mark.parametrize("value", FLOATS if LONG else FLOATS[::3])
 @pytest.mark.parametrize("kind", ["grad", "jvp"])
-def test_a_float_into_an_int_array_refused_as_numpy_raises(load_module, made, value, kind):
+def test_a_float_into_an_int_array_raises_as_numpy_does(load_module, made, value, kind):
     op = "/=" if value == "2" else "*="
     text = (f"import numpy as np\n\n\ndef f(x):\n    x0 = 3\n    z = {made}\n"
             f"    z {op} {value}\n    return np.sum(z) * x\n")
     f = load_module(f"int_{abs(hash((made, value)))}", text).f
-    with pytest.raises(TypeError):  # NumPy's UFuncTypeError
+    with pytest.raises(TypeError) as plain:  # NumPy's UFuncTypeError
         f(1.5)
-    with pytest.raises(srcad.SrcadError) as caught:
+    with pytest.raises(type(plain.value)) as caught:  # (refused at the line until session 36)
         srcad.grad(f)(1.5) if kind == "grad" else srcad.jvp(f, (1.5,), (1.0,))
-    message = str(caught.value)
-    assert "line 7" in message and f"z {op}" in message and "a float value" in message, message
+    assert str(caught.value) == str(plain.value)
 
 
 @pytest.mark.parametrize("made, value", [("np.ones(3, dtype=int)", "2"),

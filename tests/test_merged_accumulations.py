@@ -95,7 +95,7 @@ def test_gradients_against_autograd_and_unoptimised(tmp_path, monkeypatch, uses,
         for i in (0, 1):
             np.testing.assert_allclose(ours[i], numerical_grad(f, args, i), rtol=1e-6,
                                        atol=1e-8)
-    monkeypatch.setattr(pipeline, "OPTIMIZE", 0)
+    monkeypatch.setattr(pipeline.switches, "OPTIMIZE", 0)
     fresh = _modules(tmp_path, uses, loop)[0]  # a new function: made again, unoptimised
     raw = srcad.grad(fresh, wrt=(0, 1))(*args)
     for i in (0, 1):
@@ -148,7 +148,7 @@ def test_negation_after_the_sum(tmp_path, monkeypatch, expression, shapes):
         np.testing.assert_allclose(ours[i], autograd.grad(twin, i)(*args), rtol=1e-10,
                                    atol=1e-12)
         np.testing.assert_allclose(ours[i], numerical_grad(f, args, i), rtol=1e-6, atol=1e-8)
-    monkeypatch.setattr(pipeline, "OPTIMIZE", 0)
+    monkeypatch.setattr(pipeline.switches, "OPTIMIZE", 0)
     fresh = load_module(tmp_path, "import numpy as np\n\n\n" + text).f  # made again, unoptimised
     raw = srcad.grad(fresh, wrt=(0, 1))(*args)
     for i in (0, 1):

@@ -136,7 +136,7 @@ def test_generated_code_adds_into_the_callers_array_in_one_loop(load, capfd, mon
     caller's ``dx``, and its additions are fused helpers, not ``scatter`` into new zeros."""
     from srcad import pipeline
 
-    monkeypatch.setattr(pipeline, "DEBUG", True)
+    monkeypatch.setattr(pipeline.switches, "DEBUG", True)
     f = _program(load, ("slices", 0, "rk"))
     srcad.grad(f, wrt=("x", "y0"), backend="numba")(np.linspace(0.2, 1.0, 5), np.zeros(5))
     text = capfd.readouterr().err

@@ -151,7 +151,7 @@ def test_which_form(tmp_path, place, monkeypatch, capsys):
     unbroadcast calls there; and where the operands' classes hold arguments of different
     shapes (here x and y, and the loop's values keep their shapes) the guard is false at
     every call: plain unbroadcast calls too (shapes17)."""
-    monkeypatch.setattr(srcad.pipeline, "DEBUG", True)
+    monkeypatch.setattr(srcad.pipeline.switches, "DEBUG", True)
     module, _ = _program(tmp_path, "mul", place, "form")
     x, y = (_array(s) for s in SHAPES["row"])
     srcad.grad(module.f, wrt=(0, 1))(x, y)

@@ -205,7 +205,7 @@ def test_grad_and_value_and_grad(tmp_path, program, shape, kind):
 @pytest.mark.parametrize("program", sorted(PROGRAMS))
 def test_which_form(tmp_path, program, monkeypatch, capsys):
     """Every part's code (SRCAD_DEBUG's print: the callees' parts too)."""
-    monkeypatch.setattr(srcad.pipeline, "DEBUG", True)
+    monkeypatch.setattr(srcad.pipeline.switches, "DEBUG", True)
     module = _module(tmp_path, PROGRAMS[program][0], f"sparse_form_{program}")
     srcad.grad(module.f, wrt=(0, 1, 2))(*_inputs((3,), "list"))
     code = capsys.readouterr().err
@@ -225,7 +225,7 @@ def test_first_store_alone(tmp_path, program, monkeypatch, capsys):
     """``dxs[k] = g`` (no test) exactly where the entry is known to hold nothing: a careful
     person's code for ``a, b, c, d = xs``; the tested form wherever an earlier store may have
     reached the entry (``xs[-4]`` then ``xs[0]``; a loop's or a branch's store first)."""
-    monkeypatch.setattr(srcad.pipeline, "DEBUG", True)
+    monkeypatch.setattr(srcad.pipeline.switches, "DEBUG", True)
     module = _module(tmp_path, PROGRAMS[program][0], f"sparse_first_{program}")
     srcad.grad(module.f, wrt=(0, 1, 2))(*_inputs((3,), "list"))
     code = capsys.readouterr().err

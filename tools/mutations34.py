@@ -8,7 +8,8 @@ to ``tools/mutations33.py`` sessions 31 to 33's; importing this module adds thes
   ``np.add.at``, a writer calling a writer, a loop calling a writer, a writer in a loop, the
   same array given twice or as two overlapping views, a view given, an alias of the array
   given, a writer reading a global, one that also returns, a copy taken before the call;
-- ``aug_dtypes`` (``srcad.analysis.soundness.augmented_dtype``): ``y += v``, ``-=``, ``*=``,
+- ``aug_dtypes`` (``srcad.frontend.augmented_casts``; ``soundness.augmented_dtype`` before
+  session 36): ``y += v``, ``-=``, ``*=``,
   ``/=`` into arrays of each dtype (float16/32/64, int64, bool, complex128) made by the
   mutant; NumPy raises for a float written into an int array (casting ``same_kind``), and
   the derivatives must too (``tools/mutant_checks33``' ``raises``);

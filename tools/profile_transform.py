@@ -46,7 +46,7 @@ from srcad.backend import emit  # noqa: E402
 #: (phase, file suffix, function name): cumulative time of the outermost calls
 PHASES = [
     ("read (parse)", "frontend/source.py", "read"),
-    ("lower (front end, SSA)", "srcad/pipeline.py", "_lower"),
+    ("lower (front end, SSA)", "srcad/pipeline/lowering.py", "_lower"),
     ("analyse", "analysis/analyse.py", "__init__"),
     ("alias", "analysis/alias.py", "check"),
     ("soundness", "analysis/soundness.py", "check"),
@@ -56,8 +56,8 @@ PHASES = [
     ("tidy", "backend/tidy.py", "tidy"),
     ("inline parts", "backend/inline.py", "inline_parts"),
     ("emit + compile", "backend/emit.py", "compile_function"),
-    ("transform total (adjoint)", "srcad/pipeline.py", "adjoint"),
-    ("transform total (tangent)", "srcad/pipeline.py", "tangent"),
+    ("transform total (adjoint)", "srcad/pipeline/adjoints.py", "adjoint"),
+    ("transform total (tangent)", "srcad/pipeline/tangents.py", "tangent"),
 ]
 
 

@@ -17,7 +17,7 @@ share it), so a parameter is never known here; a name is, when, on every path, i
 
 :func:`settle` drops the casts' marks where the cast cannot matter, and keeps a discarded
 ``y op= v`` that may raise (``y`` not known to hold floats, or ``v`` complex) from the dead
-code pass.
+code pass, for every backend.
 
 Imports ``operator``, NumPy, :mod:`srcad.core`, :mod:`srcad.frontend.augmented_casts` and its
 neighbours :mod:`.dtypes` (the makers' tables, the inexact values) and :mod:`.raise_facts`.
@@ -108,27 +108,27 @@ def _prim(prim, atom):
     return False
 
 
-def settled(fn, analysis, backend, ducks, space, alike=()):
-    """:func:`settle` the casts of ``fn`` (all dropped for the Numba backend, Dask or CuPy
-    arrays, an array-API namespace ``space``), then the facts of its values the dead code
-    pass reads after ``alias.check``'s writes (:func:`srcad.analysis.raise_facts.made`)."""
-    settle(fn, analysis, backend == "numba" or ducks or space is not None)
+def settled(fn, analysis, alike=()):
+    """:func:`settle` the casts of ``fn``, then the facts of its values the dead code pass
+    reads after ``alias.check``'s writes (:func:`srcad.analysis.raise_facts.made`)."""
+    settle(fn, analysis)
     return raise_facts.made(fn, analysis, alike)
 
 
-def settle(fn, analysis, drop=False):
+def settle(fn, analysis):
     """Drop the marks (:func:`srcad.frontend.augmented_casts.mark`) of ``fn`` where the
-    cast cannot matter (see the module), or all of them (``drop``: the Numba, Dask and
-    array-API backends)."""
+    cast cannot matter (see the module), for every backend (the Numba backend compiles the
+    cast, :mod:`srcad.backend.numba_casts`; Dask, CuPy and array-API arrays take it as
+    :func:`srcad.frontend.augmented_casts.kept_dtype` says)."""
     marked = [s for s in ir.walk(fn.body) if getattr(s, "kept_dtype", None)]
     if not marked:
         return
-    doubles = () if drop else double_values(analysis)
-    floats = () if drop else inexact_values(analysis)
+    doubles = double_values(analysis)
+    floats = inexact_values(analysis)
     for stmt in marked:
         before = left_operand(stmt)
         real = not analysis.any_complex(stmt.value)
-        if drop or before is None or analysis.kind(before) in (SCALAR, SEQ, OTHER) or real and (
+        if before is None or analysis.kind(before) in (SCALAR, SEQ, OTHER) or real and (
                 before.name in doubles or before.name in floats and _weak(stmt.value.args[1])):
             stmt.kept_dtype = None  # (y * 0.5 of a float32 y is float32: NumPy's weak scalars)
         elif not (before.name in floats and real):  # may raise: kept where discarded

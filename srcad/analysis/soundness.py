@@ -18,7 +18,7 @@ Anything else raises a :class:`~srcad.errors.MissingRuleError` naming the file, 
 construct. This is the one place that decides; the sweeps may assume it.
 
 Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime`` and its neighbours
-``srcad.analysis.dtypes``, ``.doubles``, ``.memory`` and ``.user_calls`` (and nothing above
+``srcad.analysis.dtypes``, ``.memory`` and ``.user_calls`` (and nothing above
 its layer).
 """
 
@@ -37,7 +37,6 @@ from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call
-from . import doubles
 from .dtypes import (
     augmented_operands,
     inexact_atom,
@@ -70,12 +69,6 @@ _CONTAINER_OPERATORS = frozenset(_OPERATOR_SIGNS)
 
 #: method calls the sweeps differentiate on a local list
 _LIST_METHODS = {"append", "pop"}
-
-
-def settled(fn, analysis, backend, ducks, space, alike=()):
-    """Before the dead code pass: the casts of ``y op= v`` settled
-    (:func:`srcad.analysis.doubles.settled`), and the facts that pass reads."""
-    return doubles.settled(fn, analysis, backend, ducks, space, alike)
 
 
 def check(fn: ir.Function, analysis, forward=False):
@@ -248,14 +241,17 @@ class Check:
                          "srcad.stop_gradient(...) if no gradient should flow")
 
     def augmented_dtype(self, stmt):
-        """``y += v`` of a differentiated or float ``v`` where ``y`` may be an array of
-        integers or booleans: NumPy adds in place and raises (it does not cast a float into an
-        int array, UFuncTypeError) where srcad's ``y = y + v`` would compute in floats;
-        refused unless ``y`` is certainly a float array or not an array (a number, or a merge
-        of numbers and float arrays: ``total = 0`` then ``total += row`` in a loop)."""
+        """A write in place of a differentiated or float ``v`` into ``y`` that may be an array
+        of integers or booleans, where no cast is written: NumPy raises there (it does not
+        cast a float into an int array, UFuncTypeError) where srcad's new value would be
+        computed in floats; refused unless ``y`` is certainly a float array or not an array
+        (a number, or a merge of numbers and float arrays: ``total = 0`` then ``total +=
+        row`` in a loop). ``y op= v`` itself carries the cast
+        (:mod:`srcad.frontend.augmented_casts`: NumPy's own error where the plain run raises,
+        for every backend), so what is left here is ``np.add.at(y, i, v)``."""
         before = getattr(self.fn, "augmented", {}).get(stmt.target)
-        if before is None:
-            return
+        if before is None or getattr(stmt, "kept_dtype", None):
+            return  # (marked: the cast raises NumPy's own error where the plain run raises)
         # y *= 0.5 of an int array: NumPy raises too; y /= 2 gives floats: likewise
         floats = stmt.value.fn is operator.truediv or any(
             inexact_atom(a, self.inexact) for a in augmented_operands(stmt.value, before))

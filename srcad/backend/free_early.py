@@ -26,7 +26,7 @@ Two rewrites, exact (they change no value, only when a value's memory is given b
 Names read inside a nested function, lambda or comprehension, named by ``global`` or
 ``nonlocal``, deleted already, or the function's parameters (the caller holds those) are
 left alone. Code rewritten so is never what srcad differentiates again: a derivative of it
-reads its plain form (``pipeline._keep_plain_form``, made when first asked for).
+reads its plain form (``pipeline.adjoints._keep_plain_form``, made when first asked for).
 
 Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_walk`.
 """

@@ -404,9 +404,9 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     fdef.body = add_checks(fdef, visit(fdef.body, code.co_firstlineno), numba_helper)
     popped_gradients(fdef, used.get("grad_array"), numba_helper)  # a list, where popped
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
+    from . import numba_casts, numba_helpers, numba_reductions  # noqa: F401  (overloads)
     if not used:
         return fdef, {}
-    from . import numba_helpers, numba_reductions  # noqa: F401  (its helper, in HELPERS)
 
     return fdef, {spelling: types.CellType(numba_helpers.helper(helper))
                   for helper, spelling in used.items()}

@@ -17,8 +17,13 @@ certainly holds float64 values (:func:`srcad.analysis.doubles.double_values`) an
 real, or ``y`` certainly holds floats and ``v`` is a Python number (NumPy's weak scalars keep
 a float32 ``y * 0.5`` float32). The cast has derivative one in ``y op v`` (as srcad's rule
 for ``astype``: gradients and tangents stay float64), zero in ``y``; it is registered as a
-rule, so code srcad made is differentiated again (``hessian``). The Numba, Dask and array-API
-backends write the line unmarked (their arrays' dtypes are not checked here).
+rule, so code srcad made is differentiated again (``hessian``). It is the one mechanism for
+``y op= v``'s dtype, in every transform and backend (``analysis.soundness`` refuses only
+writes in place that carry no cast, ``np.add.at``): under the Numba backend it is compiled
+(:mod:`srcad.backend.numba_casts`: the cast, or a refusal when Numba compiles where NumPy
+raises); another library's array is cast as its in-place operation would leave it
+(:func:`_other`: a Dask array is rebound, an array of the array API standard keeps its dtype
+or raises as its library does).
 
 Imports NumPy, :mod:`srcad.core` and :mod:`srcad.rules.registry`.
 """
@@ -35,6 +40,11 @@ _UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide,
            "//": np.floor_divide, "%": np.remainder, "**": np.power, "@": np.matmul,
            "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor,
            "<<": np.left_shift, ">>": np.right_shift}
+#: the operator of ``op=`` -> the in-place method Python calls
+_METHODS = {"+": "__iadd__", "-": "__isub__", "*": "__imul__", "/": "__itruediv__",
+            "//": "__ifloordiv__", "%": "__imod__", "**": "__ipow__", "@": "__imatmul__",
+            "&": "__iand__", "|": "__ior__", "^": "__ixor__", "<<": "__ilshift__",
+            ">>": "__irshift__"}
 _SIGNS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%",
           "Pow": "**", "MatMult": "@", "BitAnd": "&", "BitOr": "|", "BitXor": "^",
           "LShift": "<<", "RShift": ">>"}
@@ -43,10 +53,36 @@ _SIGNS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mo
 def kept_dtype(new, old, op):
     """``new`` (``old op v`` computed as a new value) as Python's ``old op= v`` leaves it:
     cast to ``old``'s dtype where ``old`` is a NumPy array, or NumPy's error where the cast
-    is not ``same_kind`` (what the in-place operation raises)."""
-    if type(old) is not np.ndarray or type(new) is np.ndarray and new.dtype is old.dtype:
-        return new  # (not an array, or the dtype kept: one check)
-    return _cast(new, old.dtype, op)
+    is not ``same_kind`` (what the in-place operation raises); another library's array as
+    :func:`_other` says."""
+    if type(old) is np.ndarray:
+        if type(new) is np.ndarray and new.dtype is old.dtype:
+            return new  # (the dtype kept: one check)
+        return _cast(new, old.dtype, op)
+    if isinstance(old, np.ndarray):  # (a subclass: NumPy's in-place operation too)
+        return _cast(new, old.dtype, op)
+    return _other(new, old, op)
+
+
+def _other(new, old, op):
+    """``old op= v`` where ``old`` is not a NumPy array: Python rebinds ``old`` where its class
+    has no in-place method (a number, a Dask array: ``new`` as it is); an array of the array
+    API standard (``__array_namespace__``) keeps its dtype or raises as its library's
+    in-place operation does on arrays of those two dtypes (array-api-strict raises where the
+    dtype would change); any other array (CuPy's) as NumPy's."""
+    method = _METHODS.get(op)
+    dtype = getattr(old, "dtype", None)
+    if method is None or dtype is None or getattr(type(old), method, None) is None or \
+            getattr(new, "dtype", dtype) == dtype:
+        return new
+    space = getattr(old, "__array_namespace__", None)
+    if space is None:
+        return _cast(new, dtype, op)
+    xp = space()
+    probe = xp.zeros((), dtype=dtype)  # the library's own rule (and error) for the dtypes
+    getattr(probe, method)(xp.zeros((), dtype=new.dtype))
+    astype = getattr(xp, "astype", None)  # (the standard's function; an older CuPy: a method)
+    return astype(new, dtype) if astype is not None else new.astype(dtype)
 
 
 def _cast(new, dtype, op):
@@ -62,6 +98,13 @@ def _cast(new, dtype, op):
                         "casting rule 'same_kind'")
     return new.astype(dtype)
 
+
+#: compiled with the code calling it under the Numba backend (its Numba form, chosen by type:
+#: srcad.backend.numba_casts)
+kept_dtype.__srcad_numba_part__ = True
+kept_dtype.__srcad_numba_helper__ = "kept_dtype"  # (what Numba's cache on disk keys it by)
+#: runs as it is on the array API's arrays (:func:`_other`: their namespace's own functions)
+kept_dtype.any_namespace = True
 
 # the cast's derivative is one (as astype's rule: the gradient stays float64), zero in old
 defvjp(kept_dtype, "new, old, op", new="g", zero=("old", "op"), jvp=dict(new="t"),
