@@ -48,6 +48,7 @@ from . import jacobian_leaves as leaves
 from .core import functions
 from .errors import SrcadError
 from .fast_checks import checks
+from .transform.tangent_only import TangentOnly
 from .tree_calls import floats as _floats  # (floats in containers and records)
 
 _MISS = object()  # a plan that cannot answer: the full path
@@ -184,13 +185,34 @@ def _fwd_plan(jac, args, plans, key, expected):
     if len(full) != len(args) or any(a is not b for a, b in zip(full, args)):
         return
     flat = getattr(fn, "__srcad_flat__", None)  # (srcad.api._jvp_with_records)
-    return (flat is not None and _fwd_text(jac, args, plans, key, expected, fn, flat)) or (
-        _fwd_text(jac, args, plans, key, expected, fn, None))
+    only = _tangent_only(jac, args, flat)
+    tries = [(flat, only), (flat, None)] if flat is not None else [(None, only)]
+    for pair in tries + [(None, None)]:  # (the tangent alone first)
+        if pair[1] is not None or pair[0] is not None or pair == (None, None):
+            plan = _fwd_text(jac, args, plans, key, expected, fn, *pair)
+            if plan is not None:
+                return plan
 
 
-def _fwd_text(jac, args, plans, key, expected, fn, flat):
+def _tangent_only(jac, args, flat):
+    """The code of the tangent alone (:class:`srcad.transform.tangent_only.TangentOnly`) for
+    these arguments, the dict code for records (``flat``), or None."""
+    try:
+        made, _ = api._jvp_function(jac.target, jac.names, args, sweep=TangentOnly)
+    except SrcadError:
+        return None
+    inner = getattr(made, "__srcad_flat__", None)
+    if (inner is None) != (flat is None) or inner is not None and inner[1] != flat[1]:
+        return None
+    return inner[0] if inner is not None else made
+
+
+def _fwd_text(jac, args, plans, key, expected, fn, flat, only=None):
     """:func:`_fwd_plan`'s plan calling ``fn`` (the wrapper, with ``flat``: its dict code
-    and the positions it reads as dicts), or None."""
+    and the positions it reads as dicts), or None. With ``only``: calling that code of the
+    tangent alone instead (taking what ``fn``'s or the dict code takes), when its tangents
+    are those of ``fn`` on the first call, leaf for leaf and key for key (the value, a
+    gradient, is in the argument's structure: :mod:`srcad.transform.tangent_only`)."""
     shapes, counts = [], []
     for p in jac.index:
         found = []
@@ -200,7 +222,7 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
             return
         counts.append(len(found))
     raw, at = flat or (fn, ())
-    space = {"fn": raw, "MISS": _MISS, "made": pytrees.made_like, "flat": pytrees.flatten,
+    space = {"fn": only or raw, "MISS": _MISS, "made": pytrees.made_like, "flat": pytrees.flatten,
              "float": float, "plans": plans, "pk": key}
     space["same"], space["ok"] = checks(fn.__srcad_reads__)
     lines = ["def fwd_plan(args):",
@@ -231,7 +253,13 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
                         return
                 except Exception:  # noqa: BLE001 - (the wrapper's plan then)
                     return
-            v_test = tree_keys.key_test(rv, "v", space)
+            if only is not None:  # the same tangent, the value not computed (None)
+                ov, ot = only(*(flat_args if at else args), *[eval(x, space) for x in (  # noqa: S307
+                    tangents)])
+                if ov is not None or tree_keys.tree_key(ot) != tree_keys.tree_key(rt) or not (
+                        _same_leaves(ot, rt, True)):
+                    return
+            v_test = [] if only is not None else tree_keys.key_test(rv, "v", space)
             t_test = tree_keys.key_test(rt, "t", space)
             if v_test is None or t_test is None:
                 return
