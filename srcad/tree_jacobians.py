@@ -33,9 +33,15 @@ pass giving another key, a rebound name) takes the full path, which keeps its ch
 errors. A forward plan is kept only when its own result on the first call's arguments equals
 the full path's, leaf for leaf and class for class.
 
+A Hessian's forward passes (and ``hvp``'s, :func:`hvp_alone`) call the code of the tangent
+alone (:class:`srcad.transform.tangent_only.TangentOnly`: the gradient beside each tangent
+not returned, what only it needed not computed) where its tangents are the general code's
+on the first call, leaf for leaf and key for key; each call's tangent is tested as before.
+
 Imports NumPy, :mod:`srcad.api` (the transformed code), :mod:`srcad.tree_keys`,
 :mod:`srcad.fast_calls`, :mod:`srcad.fast_checks`, :mod:`srcad.pytrees`,
-:mod:`srcad.tree_calls`, :mod:`srcad.jacobian_leaves`, :mod:`srcad.jacobian_trees` and
+:mod:`srcad.tree_calls`, :mod:`srcad.tree_jvps`, :mod:`srcad.jacobian_leaves`,
+:mod:`srcad.jacobian_trees`, :mod:`srcad.transform.tangent_only` and
 ``srcad.core``/``srcad.errors``.
 """
 
@@ -43,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import api, fast_calls, jacobian_trees, pytrees, tree_keys
+from . import api, fast_calls, jacobian_trees, pytrees, tree_jvps, tree_keys
 from . import jacobian_leaves as leaves
 from .core import functions
 from .errors import SrcadError
@@ -194,6 +200,33 @@ def _fwd_plan(jac, args, plans, key, expected):
                 return plan
 
 
+def hvp_alone(f, wrt, args, v, grad_f, found):
+    """After ``hvp(f, args, v)`` gave ``found`` (``jvp`` of ``grad_f``'s tangent) by the full
+    path for arguments and ``v`` of floats in dicts, lists and tuples: let the next such
+    call of this structure call the code of the tangent alone (no gradient computed beside
+    it), when it gives ``found`` exactly; any other call as before (``jvp``'s closure)."""
+    key = tuple(map(type, args)) + (type(v),)
+    held = fast_calls.HVPS.get((f, wrt))
+    known = held.get(key) if held is not None else None
+    if known is None or not tree_keys.keyed_classes(key):
+        return
+    try:
+        target, _, names = api._jvp_target(grad_f, (wrt,), len(args))
+        fn, full = api._jvp_function(target, names, args, sweep=TangentOnly)
+    except SrcadError:
+        return
+    made = tree_jvps.closure(fn, args, (v,), full)
+    first = made(args, (v,)) if made is not None else None
+    if first is None or first[0] is not None or not _same(first[1], found):
+        return
+
+    def alone(primals, tangents):
+        got = made(primals, tangents)
+        return got if got is not None else known(primals, tangents)
+
+    held[key] = alone
+
+
 def _tangent_only(jac, args, flat):
     """The code of the tangent alone (:class:`srcad.transform.tangent_only.TangentOnly`) for
     these arguments, the dict code for records (``flat``), or None."""
@@ -236,7 +269,7 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat, only=None):
             f"args[{i}], " for i, a in enumerate(args)) + ")")
     flat_args = [pytrees.flatten(a) if i in at else a for i, a in enumerate(args)]
     columns = []  # (k, m) in order
-    out = None
+    out = _MISS  # (the output's structure once a pass ran: None for a number)
     for k in range(len(shapes)):
         for m in range(counts[k]):
             seeds = [[1.0 if (j, n) == (k, m) else 0.0 for n in range(c)] for j, c in
@@ -267,7 +300,7 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat, only=None):
             try:
                 shape_out = jacobian_trees._shape(value, [])
                 if jacobian_trees._shape(t, found, zero=True) != shape_out or (
-                        out is not None and shape_out != out):
+                        out is not _MISS and shape_out != out):
                     return
             except (jacobian_trees._NotNumbers, RecursionError):
                 return
@@ -278,7 +311,7 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat, only=None):
                       "        return MISS",
                       f"    c{c} = ({''.join(x + ', ' for x in _reads(rt, 't', space))})"]
             columns.append((k, m))
-    if out is None:
+    if out is _MISS:
         return
     at = {km: c for c, km in enumerate(columns)}
     n_out = [0]

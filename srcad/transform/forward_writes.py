@@ -40,7 +40,7 @@ import operator
 from ..core import ir
 from ..runtime import items as runtime_items
 from . import nodes
-from .nodes import assign, call, name
+from .nodes import assign, call
 
 #: calls that make a new list or dict each time (a container's gradient, item by item)
 _MAKERS = (runtime_items.items_at,)
