@@ -23,11 +23,10 @@ import pytest
 from sampling import LONG
 from test_calls32_trees import DC, NT, flat, unflat
 from test_calls33_tree_plans import hessian_rows, same_structure
-from test_calls33_tree_plans import walks  # noqa: F401 - (the fixture)
 from twin_checks import central
 
 import srcad
-from srcad import api
+from srcad import api, jacobians
 from srcad.transform.tangent_only import TangentOnly
 
 autograd = pytest.importorskip("autograd")
@@ -92,6 +91,20 @@ def references(f, twin, x):
     ag = autograd.grad(lambda w: twin(unflat(w, x)[0]))(v)
     np.testing.assert_allclose(cd, ag, rtol=1e-6, atol=1e-8)
     return ag, autograd.hessian(lambda w: twin(unflat(w, x)[0]))(v)
+
+
+@pytest.fixture
+def walks(monkeypatch):
+    """How many calls took the full path's walk over the trees (``_Jacobian._tree``)."""
+    count = [0]
+    tree = jacobians._Jacobian._tree
+
+    def counted(self, *args, **kwargs):
+        count[0] += 1
+        return tree(self, *args, **kwargs)
+
+    monkeypatch.setattr(jacobians._Jacobian, "_tree", counted)
+    return count
 
 
 @pytest.fixture
