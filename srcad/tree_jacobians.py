@@ -53,7 +53,7 @@ from . import api, fast_calls, jacobian_trees, pytrees, tree_jvps, tree_keys
 from . import jacobian_leaves as leaves
 from .core import functions
 from .errors import SrcadError
-from .fast_checks import checks
+from .fast_checks import checks, tests_text
 from .transform.tangent_only import TangentOnly
 from .tree_calls import floats as _floats  # (floats in containers and records)
 
@@ -138,8 +138,10 @@ def _rev_plan(jac, args, plans, key):
     expected = [_test(args[p]) for p in index]
     first = expected[0]
 
-    def rev_plan(args):
-        if fn is not None:
+    def rev_plan(args, grads=None):
+        if grads is not None:  # (the compiled plan's, whose test failed: converted here)
+            pass
+        elif fn is not None:
             if not (same() or ok()):  # (by identity first: one call less)
                 plans.pop(key, None)
                 return _MISS
@@ -163,8 +165,37 @@ def _rev_plan(jac, args, plans, key):
                 return _MISS
         return rows[0] if single else tuple(rows)
 
+    if fn is not None and single:  # the common case compiled: no call for the tests
+        rev_plan = _rev_text(fn, args[index[0]], plans, key, ok, rev_plan)
     tree_keys.keep(plans, key, rev_plan)
     return rev_plan
+
+
+def _rev_text(fn, arg, plans, key, ok, general):
+    """:func:`_rev_plan`'s plan for one tree whose gradient ``fn`` (``grad``'s code) gives:
+    the freshness of the names ``fn`` read and the gradient's structure (``arg``'s
+    :func:`srcad.tree_keys.tree_key`) tested in its text; any other gradient by
+    ``general`` (which converts it, or says the full path)."""
+    space = {"fn": fn, "MISS": _MISS, "plans": plans, "pk": key, "ok": ok, "general": general}
+    conds = tree_keys.key_test(arg, "g", space)
+    reads = fn.__srcad_reads__
+    if conds is None:  # pragma: no cover - the arguments hold floats only
+        return general
+    text = ("def rev_plan(args):\n"
+            "    try:\n"
+            f"        fresh = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "        fresh = False\n"
+            "    if not (fresh or ok()):\n"
+            "        plans.pop(pk, None)\n"
+            "        return MISS\n"
+            "    grads = fn(*args)\n"
+            "    g = grads[0]\n"
+            f"    if {' and '.join(conds)}:\n"
+            "        return g\n"
+            "    return general(args, grads)\n")
+    exec(compile(text, "<srcad tree jacobian plan>", "exec"), space)  # noqa: S102
+    return space["rev_plan"]
 
 
 def _test(value):
@@ -237,7 +268,9 @@ def _tangent_only(jac, args, flat):
     inner = getattr(made, "__srcad_flat__", None)
     if (inner is None) != (flat is None) or inner is not None and inner[1] != flat[1]:
         return None
-    return inner[0] if inner is not None else made
+    code = inner[0] if inner is not None else made
+    code.__srcad_reads__ = made.__srcad_reads__  # (the wrapper's: what the code read)
+    return code
 
 
 def _fwd_text(jac, args, plans, key, expected, fn, flat, only=None):
@@ -257,9 +290,15 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat, only=None):
     raw, at = flat or (fn, ())
     space = {"fn": only or raw, "MISS": _MISS, "made": pytrees.made_like, "flat": pytrees.flatten,
              "float": float, "plans": plans, "pk": key}
-    space["same"], space["ok"] = checks(fn.__srcad_reads__)
+    reads = tuple((only or fn).__srcad_reads__)  # (of the code the plan calls)
+    space["ok"] = checks(reads)[1]
+    # (each name the code read finds the very object it found: tested in the text, no call)
     lines = ["def fwd_plan(args):",
-             "    if not (same() or ok()):",
+             "    try:",
+             f"        fresh = {tests_text(reads, space, baked=True) if reads else 'True'}",
+             "    except (ValueError, AttributeError):  # an empty cell, an attribute gone",
+             "        fresh = False",
+             "    if not (fresh or ok()):",
              "        plans.pop(pk, None)",
              "        return MISS"]
     n_args = len(args)
