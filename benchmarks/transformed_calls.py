@@ -292,7 +292,8 @@ def more():
         if group in ("list", "tuple", "nested dict"):  # (one pass over grad's code; v the
             calls[f"{group}: hvp"] = lambda fn=fn, a=arg: srcad.hvp(fn, (a,), a)  # argument)
         if group == "list":  # (a pass per number, as the dict's)
-            calls[f"{group}: jacfwd"] = lambda d=srcad.jacfwd(fn), a=arg: d(a)
+            made["jacfwd"] = srcad.jacfwd(fn)
+            calls[f"{group}: jacfwd"] = lambda d=made["jacfwd"], a=arg: d(a)
     best = timed(calls)
     refs = {"two: jacfwd": ("two: grad", 2), "two: hessian": ("two: grad(grad)", 4),
             "aux: grad has_aux": ("aux: grad", 1),
