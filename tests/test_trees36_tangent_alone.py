@@ -295,3 +295,44 @@ def test_item_writes_in_forward_mode(f, owned):
         np.testing.assert_allclose(tangent, ag, rtol=1e-10, atol=1e-12)
     text = api.jvp_source(f, 0.7, 0.3)
     assert ("copy" not in text) is owned, text
+
+
+# ------------------------------------------------- the gradient's own code in the tangent's
+
+
+def f_log(p):  # grad's value reads math.log, which fails where its tangent does not
+    return math.log(p["a"]) * p["b"] + p["b"] * math.sin(p["a"])
+
+
+def ag_log(p):
+    return anp.log(p["a"]) * p["b"] + p["b"] * anp.sin(p["a"])
+
+
+def tangent_code(f, p):
+    """The code of the tangent alone that a Hessian of ``f`` at ``p`` calls."""
+    target, _, names = api._jvp_target(srcad.grad(f), (0,), 1)
+    return api._jvp_function(target, names, (p,), sweep=TangentOnly)[0]
+
+
+def test_the_gradient_built_for_the_value_alone_goes_not_what_may_fail():
+    """The gradient's dict (``items_at``, its writes, ``like``) is not built in the code of
+    the tangent alone; ``math.log`` of the value stays, and fails where the full path's
+    does, after the plan ran at a point where it does not."""
+    p = {"a": 0.7, "b": 0.3}
+    text = tangent_code(f_log, p).__srcad_source__
+    assert text.count("items_at(") == 1 and "math.log(" in text, text  # (the tangent's)
+    hess = srcad.hessian(f_log)
+    for x in (p, {"a": 1.3, "b": -0.2}):
+        _, want_h = references(f_log, ag_log, x)
+        for _ in range(2):
+            np.testing.assert_allclose(np.array([flat(r) for r in hessian_rows(hess(x), x)]),
+                                       want_h, rtol=1e-8, atol=1e-10)
+            np.testing.assert_allclose(flat(srcad.hvp(f_log, (x,), x)), want_h @ flat(x),
+                                       rtol=1e-8, atol=1e-10)
+    bad = {"a": -1.0, "b": 0.3}
+    with pytest.raises(ValueError):
+        srcad.grad(f_log)(bad)
+    with pytest.raises(ValueError):
+        hess(bad)
+    with pytest.raises(ValueError):
+        srcad.hvp(f_log, (bad,), p)
