@@ -23,7 +23,7 @@ import operator
 
 from ..analysis import raise_facts
 from ..core import ir
-from ..core.kinds import SCALAR, DictItems, SeqItems
+from ..core.kinds import ANY, SCALAR, DictItems, SeqItems
 from ..rules import raising
 from ..runtime import helpers as runtime
 from ..runtime import items
@@ -39,15 +39,22 @@ class TangentOnly(Forward):
     the value alone, and what only it read, dropped (:func:`drop_unread`)."""
 
     def run(self):
+        body = self.fn.body
+        ret = body[-1].value if body and isinstance(body[-1], ir.Return) else None
+        if not gradient_like_param(self.fn, ret) or self.an.is_complex(ret):
+            return super().run()
+        droppable, numbers = cannot_fail(self.fn, self.an)
+        for n in numbers:  # (their tangents added with +, not srcad's add of any two values)
+            if self.an.kinds.get(n, ANY) == ANY:
+                self.an.kinds[n] = SCALAR
         code, result, tangent = super().run()
-        if gradient_like_param(self.fn, result) and not self.an.is_complex(result):
-            return drop_unread(code, cannot_fail(self.fn, self.an), tangent), ir.Const(
-                None), tangent
-        return code, result, tangent
+        return drop_unread(code, droppable, tangent), ir.Const(None), tangent
 
 
 def cannot_fail(fn, an):
-    """The names of ``fn``'s top block whose statement cannot fail or act: the gradient of
+    """``(names, numbers)``: the names of ``fn``'s top block whose statement cannot fail or
+    act, and those of them certainly real numbers (an item of such a gradient, a sum of
+    them; the analysis had no kind for an item of a dict the code made). The gradient of
     a parameter's container of numbers built for the value (``items_at(p, keys, numbers)``
     over every key of ``p`` once, its items written with numbers at those keys, read at
     them, and ``like`` of it and ``p``), tuples and lists built, and arithmetic that
@@ -104,7 +111,7 @@ def cannot_fail(fn, an):
                 isinstance(args[1], ir.Var)) and _number_items(an, args[1].name) == chains[
                 args[0].name]:
             out.add(target)
-    return out
+    return out, numbers
 
 
 def _number_items(an, name):
@@ -139,24 +146,26 @@ def _all_keys(an, args, tuples, number):
 
 def drop_unread(code, droppable, tangent):
     """``code`` (the sweep's top block) without the assignments of ``droppable`` names that
-    nothing else reads (an item write ``y[k] = v`` into one is not a read of it), to a fixed
-    point; every other statement kept."""
-    code = list(code)
-    while True:
-        reads = collections.Counter()
-        for node in code + [tangent]:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                    reads[sub.id] += 1
-        kept = []
-        for node in code:
-            name_ = _assigned(node)
-            if name_ is not None and name_[0] in droppable and reads[name_[0]] == name_[1]:
-                continue
-            kept.append(node)
-        if len(kept) == len(code):
-            return code
-        code = kept
+    nothing else reads (an item write ``y[k] = v`` into one is not a read of it): one pass
+    from the end, a dropped statement's reads taken off (what reads a value of the top
+    block comes after it there; a nested block's reads are all counted and kept)."""
+    reads = collections.Counter()
+    loads = [_loads(node) for node in code]
+    for found in loads + [_loads(tangent)]:
+        reads.update(found)
+    kept = []
+    for node, found in zip(reversed(code), reversed(loads)):
+        name_ = _assigned(node)
+        if name_ is not None and name_[0] in droppable and reads[name_[0]] == name_[1]:
+            reads.subtract(found)
+            continue
+        kept.append(node)
+    return kept[::-1]
+
+
+def _loads(node):
+    return collections.Counter(sub.id for sub in ast.walk(node) if isinstance(
+        sub, ast.Name) and isinstance(sub.ctx, ast.Load))
 
 
 def _assigned(node):
