@@ -246,16 +246,32 @@ def hvp_alone(f, wrt, args, v, grad_f, found):
         fn, full = api._jvp_function(target, names, args, sweep=TangentOnly)
     except SrcadError:
         return
-    made = tree_jvps.closure(fn, args, (v,), full)
+    made = tree_jvps.closure(fn, args, (v,), full)  # (floats in plain containers only)
     first = made(args, (v,)) if made is not None else None
     if first is None or first[0] is not None or not _same(first[1], found):
         return
-
-    def alone(primals, tangents):
-        got = made(primals, tangents)
-        return got if got is not None else known(primals, tangents)
-
-    held[key] = alone
+    # made's tests in one text: the structures, then the names the code read
+    space = {"fn": fn, "known": known, "ok": checks(fn.__srcad_reads__)[1]}
+    conds = [f"len(primals) == {len(args)}", "len(tangents) == 1"]
+    for text, value in [(f"primals[{i}]", a) for i, a in enumerate(args)] + [
+            ("tangents[0]", v)]:
+        found_conds = tree_keys.key_test(value, text, space)
+        if found_conds is None:  # pragma: no cover - (floats in plain containers)
+            return
+        conds += found_conds
+    reads = fn.__srcad_reads__
+    text = ("def alone(primals, tangents):\n"
+            f"    if {' and '.join(conds)}:\n"
+            "        try:\n"
+            f"            fresh = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "        except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "            fresh = False\n"
+            "        if fresh or ok():\n"
+            f"            return fn({''.join(f'primals[{i}], ' for i in range(len(args)))}"
+            "tangents[0])\n"
+            "    return known(primals, tangents)\n")
+    exec(compile(text, "<srcad hvp of a tree>", "exec"), space)  # noqa: S102
+    held[key] = space["alone"]
 
 
 def _tangent_only(jac, args, flat):

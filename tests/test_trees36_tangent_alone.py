@@ -336,3 +336,31 @@ def test_the_gradient_built_for_the_value_alone_goes_not_what_may_fail():
         hess(bad)
     with pytest.raises(ValueError):
         srcad.hvp(f_log, (bad,), p)
+
+
+SCALE = 2.0
+
+
+def f_scaled(p):
+    return SCALE * math.sin(p["a"]) * p["b"]
+
+
+def test_a_rebound_name_between_calls():
+    """A global the code of the tangent alone read, rebound between calls: the Hessian and
+    ``hvp`` of the new value (the plans' freshness tests fail, the code is made again)."""
+    global SCALE
+    x, v = {"a": 0.7, "b": 0.3}, {"a": 1.0, "b": 0.5}
+    hess = srcad.hessian(f_scaled)
+    a, b = x["a"], x["b"]
+    try:
+        for s in (2.0, 3.0, 2.0):
+            SCALE = s
+            want = np.array([[-s * math.sin(a) * b, s * math.cos(a)], [s * math.cos(a), 0.0]])
+            for _ in range(2):
+                got = hess(x)
+                np.testing.assert_allclose([[got["a"]["a"], got["a"]["b"]],
+                                            [got["b"]["a"], got["b"]["b"]]], want, rtol=1e-12)
+                np.testing.assert_allclose(flat(srcad.hvp(f_scaled, (x,), v)),
+                                           want @ flat(v), rtol=1e-12)
+    finally:
+        SCALE = 2.0
