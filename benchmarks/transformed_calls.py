@@ -28,8 +28,8 @@ one; ``vjp``), ``has_aux=True`` (``grad``, ``value_and_grad`` and ``vjp`` agains
 function without its aux), and a dict of two numbers (a pytree), and the same two numbers
 in a list, a tuple, a named tuple, a dataclass and a nested dict (``grad``, ``jacobian``,
 ``hessian`` and ``vjp`` of each against its ``grad``; the Hessian's four entries take two
-forward passes; ``hvp`` of the dict, the list and the nested dict, one forward pass over
-``grad``'s code, and ``jacfwd`` of the dict, per pass).
+forward passes; ``hvp`` of the dict, the list, the tuple and the nested dict, one forward
+pass over ``grad``'s code, and ``jacfwd`` of the dict and the list, per pass).
 
 A third (:func:`floors`, ``--floors``) times what no API can go below on ``small``: a bare
 frame, a frame taking ``*args`` and keywords (the entry points' signature), and the same
@@ -289,8 +289,11 @@ def more():
         for api, d in made.items():
             calls[f"{group}: {api}"] = lambda d=d, a=arg: d(a)
         calls[f"{group}: vjp"] = lambda fn=fn, a=arg: srcad.vjp(fn, a)[1](1.0)
-        if group in ("list", "nested dict"):  # (one pass over grad's code; v the argument)
-            calls[f"{group}: hvp"] = lambda fn=fn, a=arg: srcad.hvp(fn, (a,), a)
+        if group in ("list", "tuple", "nested dict"):  # (one pass over grad's code; v the
+            calls[f"{group}: hvp"] = lambda fn=fn, a=arg: srcad.hvp(fn, (a,), a)  # argument)
+        if group == "list":  # (a pass per number, as the dict's)
+            made["jacfwd"] = srcad.jacfwd(fn)
+            calls[f"{group}: jacfwd"] = lambda d=made["jacfwd"], a=arg: d(a)
     best = timed(calls)
     refs = {"two: jacfwd": ("two: grad", 2), "two: hessian": ("two: grad(grad)", 4),
             "aux: grad has_aux": ("aux: grad", 1),
@@ -298,7 +301,8 @@ def more():
             "aux: vjp has_aux": ("aux: vjp", 1),
             "aux n=100: grad has_aux": ("aux n=100: grad", 1),
             "aux n=100: value_and_grad has_aux": ("aux n=100: value_and_grad", 1),
-            "aux n=100: vjp has_aux": ("aux n=100: vjp", 1), "dict: jacfwd": ("dict: grad", 2)}
+            "aux n=100: vjp has_aux": ("aux n=100: vjp", 1), "dict: jacfwd": ("dict: grad", 2),
+            "list: jacfwd": ("list: grad", 2)}
     for name, t in best.items():
         group = name.split(":")[0]
         ref, passes = refs.get(name, (f"{group}: grad", 1))

@@ -361,18 +361,21 @@ _jvp_fast = functions.ByFunction()
 _jvp_trees = functions.ByFunction()  # the same for containers, by tree_keys.call_key
 
 
-def _jvp_function(f, names, primals, backend="python"):
+def _jvp_function(f, names, primals, backend="python", sweep=None):
     """The forward-mode function for these arguments (the defaults filled in as they are now)
-    and the full argument list to call it with."""
+    and the full argument list to call it with (``sweep``: another forward sweep's code,
+    :class:`srcad.transform.tangent_only.TangentOnly`, kept apart)."""
     # the cache's key: the Numba backend's code is another function
     keyed = (*names, backend) if backend != "python" else names
-    fast = _jvp_fast.get((f, names)) if backend == "python" else None
+    keyed = keyed if sweep is None else (*keyed, sweep)
+    plain = backend == "python" and sweep is None  # (the one-lookup tables: the general code)
+    fast = _jvp_fast.get((f, names)) if plain else None
     if fast is not None:
         known = fast.get(plain_key(primals))
         if known is not None and (not known.__srcad_reads__
                                   or not env.stale(known.__srcad_reads__)):
             return known, primals
-    trees = _jvp_trees.get((f, names)) if backend == "python" else None
+    trees = _jvp_trees.get((f, names)) if plain else None
     if trees is not None:  # containers, records: keyed by their structure (tree_keys)
         known = trees.get(tree_keys.call_key(primals) if tree_keys.keyed_classes(
             map(type, primals)) else None)
@@ -384,7 +387,7 @@ def _jvp_function(f, names, primals, backend="python"):
         full = list(primals)
         known = _jvp_cache.get((f, keyed, cache_key(full)))
         if known is not None and not env.stale(known.__srcad_reads__):
-            if backend == "python":
+            if plain:
                 _remember_jvp(f, names, primals, known, user)
             return known, full
     bound = inspect.signature(user).bind(*primals)
@@ -421,7 +424,8 @@ def _jvp_function(f, names, primals, backend="python"):
                                     fixed=classes_of(values), backend=backend,
                                     ducks=any_duck(values.values()),
                                     space=namespace_of(values.values()),
-                                    ranks={p: rank_of_value(v) for p, v in values.items()})
+                                    ranks={p: rank_of_value(v) for p, v in values.items()},
+                                    **({} if sweep is None else {"sweep": sweep}))
     # (ranks: the key has them)
     fn.__srcad_source__ = text
     if records:
@@ -432,7 +436,7 @@ def _jvp_function(f, names, primals, backend="python"):
         fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn
-    if _all_given(user, primals) and backend == "python":
+    if _all_given(user, primals) and plain:
         _remember_jvp(f, names, primals, fn, user)
     return fn, full
 

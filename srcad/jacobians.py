@@ -223,6 +223,7 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         found = api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
         if plain:
             fast_calls.hvp_closure(f, wrt, args, v, grad_f)
+            tree_jacobians.hvp_alone(f, wrt, args, v, grad_f, found)  # (containers)
         return found
     except MissingRuleError:
         # a rule without a forward form: the Hessian by reverse over reverse, times v

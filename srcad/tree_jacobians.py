@@ -33,9 +33,15 @@ pass giving another key, a rebound name) takes the full path, which keeps its ch
 errors. A forward plan is kept only when its own result on the first call's arguments equals
 the full path's, leaf for leaf and class for class.
 
+A Hessian's forward passes (and ``hvp``'s, :func:`hvp_alone`) call the code of the tangent
+alone (:class:`srcad.transform.tangent_only.TangentOnly`: the gradient beside each tangent
+not returned, what only it needed not computed) where its tangents are the general code's
+on the first call, leaf for leaf and key for key; each call's tangent is tested as before.
+
 Imports NumPy, :mod:`srcad.api` (the transformed code), :mod:`srcad.tree_keys`,
 :mod:`srcad.fast_calls`, :mod:`srcad.fast_checks`, :mod:`srcad.pytrees`,
-:mod:`srcad.tree_calls`, :mod:`srcad.jacobian_leaves`, :mod:`srcad.jacobian_trees` and
+:mod:`srcad.tree_calls`, :mod:`srcad.tree_jvps`, :mod:`srcad.jacobian_leaves`,
+:mod:`srcad.jacobian_trees`, :mod:`srcad.transform.tangent_only` and
 ``srcad.core``/``srcad.errors``.
 """
 
@@ -43,11 +49,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import api, fast_calls, jacobian_trees, pytrees, tree_keys
+from . import api, fast_calls, jacobian_trees, pytrees, tree_jvps, tree_keys
 from . import jacobian_leaves as leaves
 from .core import functions
 from .errors import SrcadError
-from .fast_checks import checks
+from .fast_checks import checks, tests_text
+from .transform.tangent_only import TangentOnly
 from .tree_calls import floats as _floats  # (floats in containers and records)
 
 _MISS = object()  # a plan that cannot answer: the full path
@@ -131,8 +138,10 @@ def _rev_plan(jac, args, plans, key):
     expected = [_test(args[p]) for p in index]
     first = expected[0]
 
-    def rev_plan(args):
-        if fn is not None:
+    def rev_plan(args, grads=None):
+        if grads is not None:  # (the compiled plan's, whose test failed: converted here)
+            pass
+        elif fn is not None:
             if not (same() or ok()):  # (by identity first: one call less)
                 plans.pop(key, None)
                 return _MISS
@@ -156,8 +165,37 @@ def _rev_plan(jac, args, plans, key):
                 return _MISS
         return rows[0] if single else tuple(rows)
 
+    if fn is not None and single:  # the common case compiled: no call for the tests
+        rev_plan = _rev_text(fn, args[index[0]], plans, key, ok, rev_plan)
     tree_keys.keep(plans, key, rev_plan)
     return rev_plan
+
+
+def _rev_text(fn, arg, plans, key, ok, general):
+    """:func:`_rev_plan`'s plan for one tree whose gradient ``fn`` (``grad``'s code) gives:
+    the freshness of the names ``fn`` read and the gradient's structure (``arg``'s
+    :func:`srcad.tree_keys.tree_key`) tested in its text; any other gradient by
+    ``general`` (which converts it, or says the full path)."""
+    space = {"fn": fn, "MISS": _MISS, "plans": plans, "pk": key, "ok": ok, "general": general}
+    conds = tree_keys.key_test(arg, "g", space)
+    reads = fn.__srcad_reads__
+    if conds is None:  # pragma: no cover - the arguments hold floats only
+        return general
+    text = ("def rev_plan(args):\n"
+            "    try:\n"
+            f"        fresh = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "        fresh = False\n"
+            "    if not (fresh or ok()):\n"
+            "        plans.pop(pk, None)\n"
+            "        return MISS\n"
+            "    grads = fn(*args)\n"
+            "    g = grads[0]\n"
+            f"    if {' and '.join(conds)}:\n"
+            "        return g\n"
+            "    return general(args, grads)\n")
+    exec(compile(text, "<srcad tree jacobian plan>", "exec"), space)  # noqa: S102
+    return space["rev_plan"]
 
 
 def _test(value):
@@ -184,13 +222,79 @@ def _fwd_plan(jac, args, plans, key, expected):
     if len(full) != len(args) or any(a is not b for a, b in zip(full, args)):
         return
     flat = getattr(fn, "__srcad_flat__", None)  # (srcad.api._jvp_with_records)
-    return (flat is not None and _fwd_text(jac, args, plans, key, expected, fn, flat)) or (
-        _fwd_text(jac, args, plans, key, expected, fn, None))
+    only = _tangent_only(jac, args, flat)
+    tries = [(flat, only), (flat, None)] if flat is not None else [(None, only)]
+    for pair in tries + [(None, None)]:  # (the tangent alone first)
+        if pair[1] is not None or pair[0] is not None or pair == (None, None):
+            plan = _fwd_text(jac, args, plans, key, expected, fn, *pair)
+            if plan is not None:
+                return plan
 
 
-def _fwd_text(jac, args, plans, key, expected, fn, flat):
+def hvp_alone(f, wrt, args, v, grad_f, found):
+    """After ``hvp(f, args, v)`` gave ``found`` (``jvp`` of ``grad_f``'s tangent) by the full
+    path for arguments and ``v`` of floats in dicts, lists and tuples: let the next such
+    call of this structure call the code of the tangent alone (no gradient computed beside
+    it), when it gives ``found`` exactly; any other call as before (``jvp``'s closure)."""
+    key = tuple(map(type, args)) + (type(v),)
+    held = fast_calls.HVPS.get((f, wrt))
+    known = held.get(key) if held is not None else None
+    if known is None or not tree_keys.keyed_classes(key):
+        return
+    try:
+        target, _, names = api._jvp_target(grad_f, (wrt,), len(args))
+        fn, full = api._jvp_function(target, names, args, sweep=TangentOnly)
+    except SrcadError:
+        return
+    made = tree_jvps.closure(fn, args, (v,), full)  # (floats in plain containers only)
+    first = made(args, (v,)) if made is not None else None
+    if first is None or first[0] is not None or not _same(first[1], found):
+        return
+    # made's tests in one text: the structures, then the names the code read
+    space = {"fn": fn, "known": known, "ok": checks(fn.__srcad_reads__)[1]}
+    conds = [f"len(primals) == {len(args)}", "len(tangents) == 1"]
+    for text, value in [(f"primals[{i}]", a) for i, a in enumerate(args)] + [
+            ("tangents[0]", v)]:
+        found_conds = tree_keys.key_test(value, text, space)
+        if found_conds is None:  # pragma: no cover - (floats in plain containers)
+            return
+        conds += found_conds
+    reads = fn.__srcad_reads__
+    text = ("def alone(primals, tangents):\n"
+            f"    if {' and '.join(conds)}:\n"
+            "        try:\n"
+            f"            fresh = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "        except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "            fresh = False\n"
+            "        if fresh or ok():\n"
+            f"            return fn({''.join(f'primals[{i}], ' for i in range(len(args)))}"
+            "tangents[0])\n"
+            "    return known(primals, tangents)\n")
+    exec(compile(text, "<srcad hvp of a tree>", "exec"), space)  # noqa: S102
+    held[key] = space["alone"]
+
+
+def _tangent_only(jac, args, flat):
+    """The code of the tangent alone (:class:`srcad.transform.tangent_only.TangentOnly`) for
+    these arguments, the dict code for records (``flat``), or None."""
+    try:
+        made, _ = api._jvp_function(jac.target, jac.names, args, sweep=TangentOnly)
+    except SrcadError:
+        return None
+    inner = getattr(made, "__srcad_flat__", None)
+    if (inner is None) != (flat is None) or inner is not None and inner[1] != flat[1]:
+        return None
+    code = inner[0] if inner is not None else made
+    code.__srcad_reads__ = made.__srcad_reads__  # (the wrapper's: what the code read)
+    return code
+
+
+def _fwd_text(jac, args, plans, key, expected, fn, flat, only=None):
     """:func:`_fwd_plan`'s plan calling ``fn`` (the wrapper, with ``flat``: its dict code
-    and the positions it reads as dicts), or None."""
+    and the positions it reads as dicts), or None. With ``only``: calling that code of the
+    tangent alone instead (taking what ``fn``'s or the dict code takes), when its tangents
+    are those of ``fn`` on the first call, leaf for leaf and key for key (the value, a
+    gradient, is in the argument's structure: :mod:`srcad.transform.tangent_only`)."""
     shapes, counts = [], []
     for p in jac.index:
         found = []
@@ -200,11 +304,17 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
             return
         counts.append(len(found))
     raw, at = flat or (fn, ())
-    space = {"fn": raw, "MISS": _MISS, "made": pytrees.made_like, "flat": pytrees.flatten,
+    space = {"fn": only or raw, "MISS": _MISS, "made": pytrees.made_like, "flat": pytrees.flatten,
              "float": float, "plans": plans, "pk": key}
-    space["same"], space["ok"] = checks(fn.__srcad_reads__)
+    reads = tuple((only or fn).__srcad_reads__)  # (of the code the plan calls)
+    space["ok"] = checks(reads)[1]
+    # (each name the code read finds the very object it found: tested in the text, no call)
     lines = ["def fwd_plan(args):",
-             "    if not (same() or ok()):",
+             "    try:",
+             f"        fresh = {tests_text(reads, space, baked=True) if reads else 'True'}",
+             "    except (ValueError, AttributeError):  # an empty cell, an attribute gone",
+             "        fresh = False",
+             "    if not (fresh or ok()):",
              "        plans.pop(pk, None)",
              "        return MISS"]
     n_args = len(args)
@@ -214,7 +324,7 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
             f"args[{i}], " for i, a in enumerate(args)) + ")")
     flat_args = [pytrees.flatten(a) if i in at else a for i, a in enumerate(args)]
     columns = []  # (k, m) in order
-    out = None
+    out = _MISS  # (the output's structure once a pass ran: None for a number)
     for k in range(len(shapes)):
         for m in range(counts[k]):
             seeds = [[1.0 if (j, n) == (k, m) else 0.0 for n in range(c)] for j, c in
@@ -231,7 +341,13 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
                         return
                 except Exception:  # noqa: BLE001 - (the wrapper's plan then)
                     return
-            v_test = tree_keys.key_test(rv, "v", space)
+            if only is not None:  # the same tangent, the value not computed (None)
+                ov, ot = only(*(flat_args if at else args), *[eval(x, space) for x in (  # noqa: S307
+                    tangents)])
+                if ov is not None or tree_keys.tree_key(ot) != tree_keys.tree_key(rt) or not (
+                        _same_leaves(ot, rt, True)):
+                    return
+            v_test = [] if only is not None else tree_keys.key_test(rv, "v", space)
             t_test = tree_keys.key_test(rt, "t", space)
             if v_test is None or t_test is None:
                 return
@@ -239,7 +355,7 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
             try:
                 shape_out = jacobian_trees._shape(value, [])
                 if jacobian_trees._shape(t, found, zero=True) != shape_out or (
-                        out is not None and shape_out != out):
+                        out is not _MISS and shape_out != out):
                     return
             except (jacobian_trees._NotNumbers, RecursionError):
                 return
@@ -250,7 +366,7 @@ def _fwd_text(jac, args, plans, key, expected, fn, flat):
                       "        return MISS",
                       f"    c{c} = ({''.join(x + ', ' for x in _reads(rt, 't', space))})"]
             columns.append((k, m))
-    if out is None:
+    if out is _MISS:
         return
     at = {km: c for c, km in enumerate(columns)}
     n_out = [0]

@@ -39,7 +39,7 @@ from ..errors import MissingRuleError, SrcadError, UnsupportedSyntaxError, reach
 from ..rules import registry
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
-from . import nodes, templates
+from . import forward_writes, nodes, templates
 from .nodes import assign, call, name
 from .saves import forward_loop_node
 from .sweep import Sweep, bound_expr
@@ -409,16 +409,8 @@ def _statement(self, stmt, code):
     """Append the code of one statement (its value's and its tangent's) to ``code``."""
     if isinstance(stmt, ir.Assign):
         self.assign(stmt, code)
-    elif isinstance(stmt, ir.SetItem):
-        code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
-        code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
-                           nodes.expr(stmt.value)))
-        if self.varied(ir.Var(stmt.target)):
-            t = self.t(stmt.target)
-            code.append(assign(t, call(self.helper("copy_tangent"),
-                                       self.tangent_or_zero(stmt.obj), stmt.target)))
-            code.append(assign(nodes.subscript(t, nodes.expr(stmt.index)),
-                               self.tangent_or_zero(stmt.value)))
+    elif isinstance(stmt, ir.SetItem):  # (in place where the container is owned)
+        forward_writes.set_item(self, stmt, code)
     elif isinstance(stmt, ir.If):
         then = self.block(stmt.body) + self.phi_copies(stmt.phis, 0)
         other = self.block(stmt.orelse) + self.phi_copies(stmt.phis, 1)
