@@ -277,6 +277,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.guard_only_shapes(backward + list(grads.values()))  # .guards
         self.compute_saves()
         self.iterate_stacks()
+        self.backward_code = backward  # (.owned_writes: which values it reads whole)
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
         # A merge of a name defined on one path only: its backward sweep may write a zero
         # shaped like it on the other path, so the name must exist there (as None).

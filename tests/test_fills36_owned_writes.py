@@ -1,0 +1,177 @@
+"""Element-by-element fills in loops (session 36): ``out = np.zeros(n)``, then ``out[k] = v``
+for each ``k``, was written ``out_2 = out_1.copy(); out_2[k] = v`` at every step (O(n²)
+copying). Where the array is this function's own and nothing reads the old one afterwards
+(``srcad.transform.owned_writes``) the forward sweep writes in place; where the old array IS
+read (by the backward sweep before the loop or per step, through a row view, in a callee's
+argument) the copy stays, or the program is refused.
+
+Each program against central differences and PyTorch (the same source on tensors, each write
+``y[i] = v`` made functional, ``y = y.clone(); y[i] = v`` with ``v`` computed first: Python's meaning once srcad's
+alias checks pass), and the generated text checked for the copy kept or gone."""
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import srcad
+from tests.sampling import LONG
+from tests.twin_checks import central
+
+FILL = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for k in range(n):
+        out[k] = np.sin(x[k]) * w[k]
+    return np.sum(out * out)
+"""
+RECURRENCE = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    out[0] = x[0]
+    for k in range(1, n):
+        out[k] = out[k - 1] * w[k] + x[k]
+    return np.sum(out * w)
+"""
+NESTED = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = x[i] * w[j] + np.sin(out[i, j - 1])
+    return np.sum(out * out)
+"""
+ROWS_FILLED = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros((n, n))
+    for k in range(n):
+        out[k, :] = x[k] * w
+    return np.sum(out * out)
+"""
+SUM_ONLY = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for k in range(n):
+        out[k] = np.sin(x[k] * w[k])
+    return np.sum(out)
+"""
+# the old array read by the backward sweep of a statement before the loop
+READ_BEFORE = """
+def f(x, w):
+    n = x.shape[0]
+    out = x * 2.0
+    s = np.sum(out * out)
+    for k in range(n):
+        out[k] = np.sin(x[k]) * out[k]
+    return s + np.sum(out * w)
+"""
+# the old array read (and so saved) at every step
+SAVED_PER_STEP = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n) + w
+    s = 0.0
+    for k in range(n):
+        s = s + np.sum(out * out) * w[k]
+        out[k] = x[k] * s
+    return s
+"""
+# a row of the old array (a view) saved for the product's gradient
+ROW_VIEW = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros((n, n)) + w
+    for k in range(1, n):
+        out[k] = out[k - 1] * x[k]
+    return np.sum(out * w)
+"""
+# a return from inside the loop: the array as it was then
+EARLY_RETURN = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for k in range(n):
+        out[k] = x[k] * w[k]
+        if k == n - 2:
+            return np.sum(out * out)
+    return np.sum(out)
+"""
+# a callee writing the array it is given
+CALLEE = """
+def put(a, k, v):
+    a[k] = v
+    return a
+
+
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for k in range(n):
+        out = put(out, k, x[k] * w[k])
+    return np.sum(out * out)
+"""
+# a list holding the array, read after the loop
+LISTED = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    kept = [out]
+    for k in range(n):
+        out[k] = x[k] * w[k]
+    return np.sum(kept[0] * w)
+"""
+#: program -> whether the forward sweep writes its loop's array in place (None: refused, or
+#: either way: the recurrence's ``out[k - 1]`` may be a row, a view, while ranks are not
+#: known; the gradient is checked whatever it is)
+PROGRAMS = {"fill": (FILL, True), "recurrence": (RECURRENCE, None), "nested": (NESTED, True),
+            "rows_filled": (ROWS_FILLED, True), "sum_only": (SUM_ONLY, True),
+            "read_before": (READ_BEFORE, False), "saved_per_step": (SAVED_PER_STEP, False),
+            "row_view": (ROW_VIEW, False), "early_return": (EARLY_RETURN, None),
+            "callee": (CALLEE, None), "listed": (LISTED, None)}
+SIZES = [3, 5, 8] if LONG else [4]
+CASES = [(p, n) for p in PROGRAMS for n in SIZES]
+
+
+def _torch_text(text):
+    """The program on tensors, each write made on a copy (functional)."""
+    text = re.sub(r"^(\s*)(\w+)\[(.*)\] = (.*)$",
+                  r"\1value = \4\n\1\2 = \2.clone()\n\1\2[\3] = value", text, flags=re.M)
+    text = text.replace("np.zeros(n)", "torch.zeros(n, dtype=torch.float64)")
+    text = text.replace("np.zeros((n, n))", "torch.zeros((n, n), dtype=torch.float64)")
+    return text.replace("np.", "torch.")
+
+
+def _forward_part(source):
+    """The generated text before its backward sweep."""
+    return source.split("# backward")[0]
+
+
+@pytest.mark.parametrize("program, n", CASES)
+def test_fills_write_in_place_only_where_nothing_reads_the_old_array(load_module, program,
+                                                                       n):
+    text, in_place = PROGRAMS[program]
+    f = load_module(f"fills_{program}", "import numpy as np\n" + text).f
+    twin = load_module(f"fills_twin_{program}", "import torch\n" + _torch_text(text)).f
+    rng = np.random.default_rng(n)
+    x, w = rng.uniform(0.2, 0.9, n), rng.uniform(0.2, 0.9, n)
+    df = srcad.grad(f, wrt=("x", "w"))
+    try:
+        gx, gw = df(x, w)
+    except srcad.SrcadError:
+        assert in_place is None, f"{program}: refused"
+        return
+    np.testing.assert_allclose(gx, central(f, (x, w), 0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gw, central(f, (x, w), 1), rtol=1e-6, atol=1e-7)
+    xs, ws = (torch.tensor(v, requires_grad=True) for v in (x, w))
+    twin(xs, ws).backward()
+    np.testing.assert_allclose(gx, xs.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gw, ws.grad.numpy(), rtol=1e-10, atol=1e-12)
+    forward = _forward_part(srcad.source(df))
+    if in_place is not None:
+        assert ("copy()" not in forward) == in_place, forward
