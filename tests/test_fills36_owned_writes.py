@@ -175,3 +175,33 @@ def test_fills_write_in_place_only_where_nothing_reads_the_old_array(load_module
     forward = _forward_part(srcad.source(df))
     if in_place is not None:
         assert ("copy()" not in forward) == in_place, forward
+
+
+# (transform.reverse._borrowed) a float gradient given as the gradient of the value the
+# statement defines (``dw = db`` for ``b = w + 1``) is read by nobody after: ``dw += da``
+SCALAR_PAIRS = [("x + w", "w + 1.0"), ("x * w", "w - 2.0"), ("x - w", "w * w"),
+                ("x / w", "np.sin(w)")]
+
+
+@pytest.mark.parametrize("first, second", SCALAR_PAIRS if LONG else SCALAR_PAIRS[:2])
+def test_a_float_gradient_taken_from_a_dead_one_is_added_into(load_module, first, second):
+    import autograd
+    import autograd.numpy as anp
+
+    text = (f"def f(x, w):\n    a = {first}\n    b = {second}\n    return a * b\n")
+    key = abs(hash((first, second)))
+    f = load_module(f"pairs_{key}", "import numpy as np\n" + text).f
+    twin = load_module(f"pairs_twin_{key}", "import autograd.numpy as np\n" + text).f
+    x, w = 0.7, 1.3
+    df = srcad.grad(f, wrt=("x", "w"))
+    gx, gw = df(x, w)
+    h = 1e-6
+    assert abs(gx - (f(x + h, w) - f(x - h, w)) / (2 * h)) < 1e-6
+    assert abs(gw - (f(x, w + h) - f(x, w - h)) / (2 * h)) < 1e-6
+    assert abs(gw - autograd.grad(twin, 1)(x, w)) < 1e-12
+    assert "dw += " in srcad.source(df)
+    # read again at second order: the Hessian in both modes against autograd's
+    want = autograd.hessian(lambda v: twin(v[0], v[1]))(anp.array([x, w]))
+    for mode in ("fwd", "rev"):
+        got = srcad.hessian(lambda v: f(v[0], v[1]), mode=mode)(np.array([x, w]))
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)

@@ -194,7 +194,8 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)
-            self.borrowed |= _borrowed(gname, kind, contribution, self.borrowed, self.live)
+            self.borrowed |= _borrowed(gname, kind, contribution, self.borrowed, self.live,
+                                       getattr(self, "dead_after", ()))
             if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
             else:
@@ -346,10 +347,13 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
 
 
     def differentiate(self, stmt, code, frame):
+        # the gradients of what the statement defines: read by nobody once it is done
+        self.dead_after = {self.gnames.get(n) for n in ir.defined_by(stmt)}
         if isinstance(stmt, ir.Assign):
             self.assign(stmt, code, frame)
         else:
             self.setitem(stmt, code, frame)
+        self.dead_after = ()
 
 
 def _keeps(sweep):
@@ -363,18 +367,21 @@ def _keeps(sweep):
     return (keeps - set(sweep.shapes)) | sweep.layouts  # (a shape is a small tuple)
 
 
-def _borrowed(gname, kind, contribution, borrowed, live):
+def _borrowed(gname, kind, contribution, borrowed, live, dead=()):
     """The float gradients not to be added into in place once ``gname = contribution`` is
     made: ``gname`` where the float was read out of a container's gradient or is a borrowed
-    one; (forms35) both where it is another live gradient (``ddE = dEi``: that code
-    differentiated again could not tell the float from an array both names hold, ``dEi +=
-    v`` changing ``ddE`` too)."""
+    one; (forms35) both where it is another live gradient still read later (``ddE = dEi``:
+    that code differentiated again could not tell the float from an array both names hold,
+    ``dEi += v`` changing ``ddE`` too). Not where that gradient is ``dead`` once the
+    statement is done (the gradient of the value it defines: ``dw = db`` for ``b = w + 1``,
+    then ``dw += da``, as a person writes it)."""
     if kind != SCALAR:
         return set()
     if isinstance(contribution, ast.Subscript) or isinstance(
             contribution, ast.Name) and contribution.id in borrowed:
         return {gname}
-    if isinstance(contribution, ast.Name) and contribution.id in live:
+    if isinstance(contribution, ast.Name) and contribution.id in live and (
+            contribution.id not in dead):
         return {gname, contribution.id}
     return set()
 
