@@ -6,8 +6,10 @@ read (by the backward sweep before the loop or per step, through a row view, in 
 argument) the copy stays, or the program is refused.
 
 Each program against central differences and PyTorch (the same source on tensors, each write
-``y[i] = v`` made functional, ``y = y.clone(); y[i] = v`` with ``v`` computed first: Python's meaning once srcad's
-alias checks pass), and the generated text checked for the copy kept or gone."""
+``y[i] = v`` made functional, ``y = y.clone(); y[i] = v`` with ``v`` computed first: Python's
+meaning once srcad's alias checks pass), and the generated text checked for the copy kept or
+gone. Also (``transform.reverse._borrowed``) float gradients added into in place where the
+gradient they were given is dead."""
 
 import re
 
