@@ -207,3 +207,30 @@ def test_a_float_gradient_taken_from_a_dead_one_is_added_into(load_module, first
     for mode in ("fwd", "rev"):
         got = srcad.hessian(lambda v: f(v[0], v[1]), mode=mode)(np.array([x, w]))
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+# (transform.operand_sizes) np.mean of an element-wise expression at the top level over
+# arrays that broadcast: its size from the operands' broadcast shape, not the sum made for it
+MEANS = ["np.mean(np.sin(x) * w + (x - 1.0) ** 2)", "np.mean(x * w - np.tanh(w))",
+         "np.mean(np.exp(-x) + w) * 2.0", "np.mean(x / (w + 2.0) + x * x)"]
+
+
+@pytest.mark.parametrize("expression", MEANS if LONG else MEANS[:2])
+def test_a_mean_reads_the_broadcast_size_not_the_sum(load_module, expression):
+    import autograd
+
+    text = f"def f(x, w):\n    return {expression}\n"
+    key = abs(hash(expression))
+    f = load_module(f"means_{key}", "import numpy as np\n" + text).f
+    twin = load_module(f"means_twin_{key}", "import autograd.numpy as np\n" + text).f
+    rng = np.random.default_rng(len(expression))
+    x, w = rng.uniform(0.2, 0.9, 4), rng.uniform(0.2, 0.9, (3, 1))
+    df = srcad.grad(f, wrt=("x", "w"))
+    gx, gw = df(x, w)
+    np.testing.assert_allclose(gx, central(f, (x, w), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gw, central(f, (x, w), 1), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gx, autograd.grad(twin, 0)(x, w), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gw, autograd.grad(twin, 1)(x, w), rtol=1e-12, atol=1e-14)
+    assert ").size" not in srcad.source(df)
+    hess = srcad.hessian(f)(x, w)  # the code read again
+    np.testing.assert_allclose(hess, autograd.hessian(twin, 0)(x, w), rtol=1e-9, atol=1e-12)
