@@ -6,7 +6,7 @@ broadcast_shape`), so the rule reads that instead of the operand (``1.0 / np.pro
 shape_of(e1, e2))``, not ``1.0 / (e1 + e2).size``: a whole array made for its size), and
 the forward sweep need not compute the operand at all where nothing else reads it.
 
-Imports ``srcad.core`` (the node walk), :mod:`.nodes`.
+Imports ``srcad.core`` (the IR's read counts, the node walk), :mod:`.nodes`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,22 @@ from __future__ import annotations
 import ast
 import copy
 
+from ..core import ir
 from ..core.walk import walk_nodes
 from . import nodes
 
 
-def sized(sweep, tree, root, frame):
+def sized(sweep, tree, root, frame, operand):
     """``tree`` (an instantiated rule) with ``root.size`` and ``root.shape`` read from the
     broadcast shape of ``root``'s operands, where every read of ``root`` in it is one of these
-    two and that shape is known; else ``tree`` unchanged."""
+    two, ``root`` is the reduction's ``operand`` and read by nothing else (else ``root`` is made anyway,
+    and its ``.size`` is cheaper than ``np.prod`` of a shape) and that shape is known; else
+    ``tree`` unchanged."""
+    counts = getattr(sweep, "read_counts", None)
+    if counts is None:
+        counts = sweep.read_counts = ir.read_counts(sweep.fn.body)
+    if root != operand or counts.get(root, 0) != 1:
+        return tree  # read elsewhere too (np.exp(t_1) beside np.mean(...)): made anyway
     reads = [n for n in walk_nodes(tree) if isinstance(n, ast.Name) and n.id == root]
     parts = [n for n in walk_nodes(tree) if isinstance(n, ast.Attribute) and isinstance(
         n.value, ast.Name) and n.value.id == root and n.attr in ("size", "shape")]

@@ -212,7 +212,7 @@ class Rules:
         root = self.alike.get(atom.name, atom.name)
         tree = templates.instantiate(rule.uniform, dict(names, a=name(root)), True,
                                      self.helper_names)
-        tree = operand_sizes.sized(self, tree, root, frame)  # (e1 + e2).size: not made
+        tree = operand_sizes.sized(self, tree, root, frame, atom.name)  # (e1 + e2).size
         self.ref_names(tree, frame)
         self.note_helpers(tree)
         self.accumulate(atom, tree, code, frame, uniform=True)
