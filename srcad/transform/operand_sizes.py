@@ -6,7 +6,8 @@ broadcast_shape`), so the rule reads that instead of the operand (``1.0 / np.pro
 shape_of(e1, e2))``, not ``1.0 / (e1 + e2).size``: a whole array made for its size), and
 the forward sweep need not compute the operand at all where nothing else reads it.
 
-Imports ``srcad.core`` (the IR's read counts, the node walk), :mod:`.nodes`.
+Imports ``srcad.core`` (the IR's read counts, the node walk), :mod:`.nodes`,
+:mod:`.templates`.
 """
 
 from __future__ import annotations
@@ -16,15 +17,22 @@ import copy
 
 from ..core import ir
 from ..core.walk import walk_nodes
-from . import nodes
+from . import nodes, templates
+
+
+def uniform(sweep, rule, names, frame, operand):
+    """The uniform gradient of ``rule`` (a reduction over every axis) instantiated with
+    ``names`` (``a``: the operand's shape class, ``root``), read through :func:`sized`."""
+    tree = templates.instantiate(rule.uniform, names, True, sweep.helper_names)
+    return sized(sweep, tree, names["a"].id, frame, operand)
 
 
 def sized(sweep, tree, root, frame, operand):
     """``tree`` (an instantiated rule) with ``root.size`` and ``root.shape`` read from the
-    broadcast shape of ``root``'s operands, where every read of ``root`` in it is one of these
-    two, ``root`` is the reduction's ``operand`` and read by nothing else (else ``root`` is made anyway,
-    and its ``.size`` is cheaper than ``np.prod`` of a shape) and that shape is known; else
-    ``tree`` unchanged."""
+    broadcast shape of ``root``'s operands, where every read of ``root`` in it is one of
+    these two, ``root`` is the reduction's ``operand`` and read by nothing else (else it is
+    made anyway, and its ``.size`` is cheaper than ``np.prod`` of a shape) and that shape is
+    known; else ``tree`` unchanged."""
     counts = getattr(sweep, "read_counts", None)
     if counts is None:
         counts = sweep.read_counts = ir.read_counts(sweep.fn.body)

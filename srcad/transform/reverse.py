@@ -194,8 +194,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)
-            self.borrowed |= _borrowed(gname, kind, contribution, self.borrowed, self.live,
-                                       getattr(self, "dead_after", ()))
+            self.borrowed |= _borrowed(gname, kind, contribution, self)
             if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
             else:
@@ -347,12 +346,8 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
 
 
     def differentiate(self, stmt, code, frame):
-        # the gradients of what the statement defines: read by nobody once it is done
-        self.dead_after = {self.gnames.get(n) for n in ir.defined_by(stmt)}
-        if isinstance(stmt, ir.Assign):
-            self.assign(stmt, code, frame)
-        else:
-            self.setitem(stmt, code, frame)
+        self.dead_after = {self.gnames.get(n) for n in ir.defined_by(stmt)}  # (_borrowed)
+        (self.assign if isinstance(stmt, ir.Assign) else self.setitem)(stmt, code, frame)
         self.dead_after = ()
 
 
@@ -367,14 +362,16 @@ def _keeps(sweep):
     return (keeps - set(sweep.shapes)) | sweep.layouts  # (a shape is a small tuple)
 
 
-def _borrowed(gname, kind, contribution, borrowed, live, dead=()):
+def _borrowed(gname, kind, contribution, sweep):
     """The float gradients not to be added into in place once ``gname = contribution`` is
     made: ``gname`` where the float was read out of a container's gradient or is a borrowed
     one; (forms35) both where it is another live gradient still read later (``ddE = dEi``:
     that code differentiated again could not tell the float from an array both names hold,
     ``dEi += v`` changing ``ddE`` too). Not where that gradient is ``dead`` once the
     statement is done (the gradient of the value it defines: ``dw = db`` for ``b = w + 1``,
-    then ``dw += da``, as a person writes it)."""
+    then ``dw += da``, as a person writes it; ``dead_after``, set by
+    :meth:`Reverse.differentiate`)."""
+    borrowed, live, dead = sweep.borrowed, sweep.live, getattr(sweep, "dead_after", ())
     if kind != SCALAR:
         return set()
     if isinstance(contribution, ast.Subscript) or isinstance(

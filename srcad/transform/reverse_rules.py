@@ -210,9 +210,7 @@ class Rules:
         if frame != self.top:  # in a loop's body: .loop_sums
             return loop_sums.reduction(self, rule, bound, atom, names, code, frame)
         root = self.alike.get(atom.name, atom.name)
-        tree = templates.instantiate(rule.uniform, dict(names, a=name(root)), True,
-                                     self.helper_names)
-        tree = operand_sizes.sized(self, tree, root, frame, atom.name)  # (e1 + e2).size
+        tree = operand_sizes.uniform(self, rule, dict(names, a=name(root)), frame, atom.name)
         self.ref_names(tree, frame)
         self.note_helpers(tree)
         self.accumulate(atom, tree, code, frame, uniform=True)
