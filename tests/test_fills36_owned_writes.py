@@ -252,3 +252,19 @@ def test_a_mean_reads_the_broadcast_size_not_the_sum(load_module, expression):
     assert ").size" not in srcad.source(df)
     hess = srcad.hessian(f)(x, w)  # the code read again
     np.testing.assert_allclose(hess, autograd.hessian(twin, 0)(x, w), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("program", ["fill", "grid", "rows_filled"] if not LONG else sorted(
+    ZEROED_IN_PLACE | {"rows_filled", "sum_only"}))
+def test_the_fills_second_order_against_central_differences_of_the_gradient(load_module,
+                                                                            program):
+    """The Hessian (the code read again: its plain form keeps its copies, and the backward
+    sweep's zeroing in place is read as a write) against central differences of the
+    gradient, itself checked above."""
+    f = load_module(f"fills_h_{program}", "import numpy as np\n" + PROGRAMS[program][0]).f
+    rng = np.random.default_rng(7)
+    x, w = rng.uniform(0.2, 0.9, 4), rng.uniform(0.2, 0.9, 4)
+    hess = srcad.hessian(f)(x, w)
+    gx, h = srcad.grad(f), 1e-6
+    rows = [(gx(x + h * e, w) - gx(x - h * e, w)) / (2 * h) for e in np.eye(4)]
+    np.testing.assert_allclose(hess, np.array(rows), rtol=1e-5, atol=1e-6)

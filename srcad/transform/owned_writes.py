@@ -23,7 +23,10 @@ The old array read after the write (``z = out * 2`` after ``out[k] = v`` reads t
 SSA's old ``out_1`` read after it), saved (``out[k] = out[k - 1] * x[k]`` on rows: the row
 read for ``x``'s gradient is a view of ``out_1``), aliased, returned or handed to a callee:
 the copy stays. Statements not in a loop keep theirs here (the tidy pass's
-:func:`srcad.backend.tidy_copies.fresh_copies` drops those it can prove).
+:func:`srcad.backend.tidy_copies.fresh_copies` drops those it can prove). Only in code that
+only runs (``runs_only``: the Python backend on NumPy arrays): the form srcad differentiates
+again keeps its copies (its alias checks would see ``out_2 = out_1`` share one array and
+refuse the write).
 
 Imports ``srcad.analysis`` (:class:`.memory.Aliases`, the liveness of :mod:`.alias`),
 ``srcad.core``.
@@ -44,6 +47,8 @@ def in_place(sweep):
     place (see the module docstring). ``sweep``: the :class:`.reverse.Reverse` after its
     backward sweep (``refs``, ``calls``, ``kept`` filled)."""
     fn, an = sweep.fn, sweep.an
+    if not sweep.runs_only:
+        return set()  # a form srcad reads again: its alias checks would see shared arrays
     writes = []
     _find(fn.body, (), writes)
     if not writes:
