@@ -9,8 +9,10 @@ Each program against central differences and PyTorch (the same source on tensors
 ``y[i] = v`` made functional, ``y = y.clone(); y[i] = v`` with ``v`` computed first: Python's
 meaning once srcad's alias checks pass), and the generated text checked for the copy kept or
 gone; where the backward sweep owns the gradient, the written element's gradient is zeroed in
-place (``transform.number_writes.cleared_in_place``). Also (``transform.reverse._borrowed``) float gradients added into in place where the
-gradient they were given is dead."""
+place (``transform.number_writes.cleared_in_place``); the Hessians (the plain form, read
+again). Also float gradients added into in place where the gradient they were given is dead
+(``transform.reverse._borrowed``), and ``np.mean``'s size read from a broadcast shape
+(``transform.operand_sizes``)."""
 
 import re
 
