@@ -143,9 +143,9 @@ def f(x, w):
     return np.sum(kept[0] * w)
 """
 #: program -> whether the forward sweep writes its loop's array in place (None: refused, or
-#: either way: the recurrence's ``out[k - 1]`` may be a row, a view, while ranks are not
-#: known; the gradient is checked whatever it is)
-PROGRAMS = {"fill": (FILL, True), "recurrence": (RECURRENCE, None), "nested": (NESTED, True),
+#: either way; the gradient is checked whatever it is). The recurrence's ``out[k - 1]`` is a
+#: number, not a view, once ``np.zeros(n)`` is known to be a vector
+PROGRAMS = {"fill": (FILL, True), "recurrence": (RECURRENCE, True), "nested": (NESTED, True),
             "grid": (GRID, True),
             "rows_filled": (ROWS_FILLED, True), "sum_only": (SUM_ONLY, True),
             "read_before": (READ_BEFORE, False), "saved_per_step": (SAVED_PER_STEP, False),
@@ -153,7 +153,7 @@ PROGRAMS = {"fill": (FILL, True), "recurrence": (RECURRENCE, None), "nested": (N
             "callee": (CALLEE, None), "listed": (LISTED, None)}
 #: programs whose backward sweep zeroes the written element of a gradient it owns in place
 #: (transform.number_writes.cleared_in_place)
-ZEROED_IN_PLACE = {"fill", "nested", "grid"}
+ZEROED_IN_PLACE = {"fill", "nested", "grid", "recurrence"}
 SIZES = [3, 5, 8] if LONG else [4]
 CASES = [(p, n) for p in PROGRAMS for n in SIZES]
 

@@ -195,7 +195,8 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             code.append(assign(gname, contribution))
             self.live.add(gname)
             self.borrowed |= _borrowed(gname, kind, contribution, self)
-            if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
+            if kind == ARRAY and _makes_new_array(contribution, self, name_) and (
+                    gname not in self.uniform):
                 self.fresh.add(gname)
             else:
                 self.fresh.discard(gname)
@@ -383,9 +384,19 @@ def _borrowed(gname, kind, contribution, sweep):
     return set()
 
 
-def _makes_new_array(tree):
-    """Whether an expression certainly builds a new array (arithmetic on an array), so the
-    name it is assigned to may be added into in place."""
+def _makes_new_array(tree, sweep=None, primal=None):
+    """Whether an expression certainly builds a new array (arithmetic on an array, or, in
+    NumPy's and Dask's code, ``unbroadcast`` of it to the shape of ``primal``, an array of
+    rank 1 or more: that array itself, a sum of it or a new one, never a number; the array
+    API's may broadcast, Numba's differ), so the name it is assigned to may be added into in
+    place."""
+    spellings = sweep.helper_names if sweep is not None and getattr(
+        sweep.an.callees, "guards", False) and sweep.an.rank(ir.Var(primal)) else None
+    if isinstance(tree, ast.Call) and spellings is not None and len(tree.args) == 2 and (
+            isinstance(tree.func, ast.Name)) and tree.func.id in (
+            spellings.get("unbroadcast", "unbroadcast"),
+            spellings.get("unbroadcast_to", "unbroadcast_to")):
+        tree = tree.args[0]
     return isinstance(tree, ast.BinOp) and not isinstance(tree.op, ast.MatMult)
 
 
