@@ -1,4 +1,4 @@
-"""Writes made in place: ``y[i] = v`` inside a loop, on an array only this function holds.
+"""Writes made in place: ``y[i] = v`` into an array this function alone holds and reads no more.
 
 SSA reads a write ``y[i] = v`` as a new value, and the forward sweep writes it so: ``y_2 =
 y_1.copy(); y_2[i] = v``. In a loop filling an array element by element (``out =
@@ -22,11 +22,11 @@ written in place, when nothing can tell the difference:
 The old array read after the write (``z = out * 2`` after ``out[k] = v`` reads the new one;
 SSA's old ``out_1`` read after it), saved (``out[k] = out[k - 1] * x[k]`` on rows: the row
 read for ``x``'s gradient is a view of ``out_1``), aliased, returned or handed to a callee:
-the copy stays. Statements not in a loop keep theirs here (the tidy pass's
-:func:`srcad.backend.tidy_copies.fresh_copies` drops those it can prove). Only in code that
-only runs (``runs_only``: the Python backend on NumPy arrays): the form srcad differentiates
-again keeps its copies (its alias checks would see ``out_2 = out_1`` share one array and
-refuse the write).
+the copy stays. A write not in a loop is judged the same way, the array it writes being
+what the backward sweep may read after it (``out = np.zeros(n); out[0] = x[0]`` before the
+loop: no ``out_1 = out.copy()``). Only in code that only runs (``runs_only``: the Python
+backend on NumPy arrays): the form srcad differentiates again keeps its copies (its alias
+checks would see ``out_2 = out_1`` share one array and refuse the write).
 
 Imports ``srcad.analysis`` (:class:`.memory.Aliases`, the liveness of :mod:`.alias`),
 ``srcad.core``.
@@ -121,9 +121,9 @@ def _whole_reads(code, spellings):
 
 
 def _find(stmts, loops, out):
-    """``(write, the loops around it, outermost first)`` for each array write in a loop."""
+    """``(write, the loops around it, outermost first)`` for each array write."""
     for stmt in stmts:
-        if isinstance(stmt, ir.SetItem) and loops:
+        if isinstance(stmt, ir.SetItem):
             out.append((stmt, loops))
         if isinstance(stmt, ir.Loop):
             _find(stmt.header, loops + (stmt,), out)
@@ -183,14 +183,17 @@ def _owned_write(stmt, loops, an, aliases, after, places, ends, read_in, handed)
         return False  # a part of obj written over obj
     if any(n != stmt.target and shares(n) for n in after.get(id(stmt), ())):
         return False  # the old array, or something sharing it, read after the write
-    outer = loops[0]
-    end = ends[id(outer)]
-    inside = _blocks_in(outer.body) | _blocks_in(outer.header)
-    carried = {p.target for p in outer.phis}
+    if loops:
+        outer = loops[0]
+        end = ends[id(outer)]
+        inside = _blocks_in(outer.body) | _blocks_in(outer.header)
+        carried = {p.target for p in outer.phis}
+    else:  # not in a loop: the written array itself holds what the write made
+        end, inside, carried = places[id(stmt)], set(), {stmt.target}
     for n, blocks in read_in.items():
         if not shares(n) or places.get(n, 0) > end:
             continue  # made after the loop: it holds what the writes made
         if n in carried and not blocks & inside:
-            continue  # the array as the loop left it, read after the loop
+            continue  # the array as the loop left it, read after the loop (or the write)
         return False
     return not any(place <= end and any(shares(n) for n in names) for place, names in handed)
