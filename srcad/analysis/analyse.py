@@ -176,6 +176,8 @@ class Analysis(ValueKinds):
                 elif isinstance(stmt, ir.SetItem):
                     lists.set_item(self, stmt)
                     self.kinds[stmt.target] = self.kind(stmt.obj)
+                    if isinstance(stmt.obj, ir.Var) and stmt.obj.name in self.ranks:
+                        self.ranks[stmt.target] = self.ranks[stmt.obj.name]  # (its shape)
                     if self.kind(stmt.obj) == SEQ and isinstance(stmt.obj, ir.Var):
                         self._put(stmt.target, [self.elems.get(stmt.obj.name, ANY),
                                                 self.kind(stmt.value)])

@@ -400,15 +400,14 @@ def inner_read(an, target, value, kind):
 
 
 def _shape_length(an, shape):
-    """The number of axes a shape argument gives: one for an int, a tuple's length (a
-    constant's, or one built of known items); None otherwise."""
+    """The number of axes a shape argument gives: one for a number (an int), a tuple's
+    length (a constant's, or one built of known items); None otherwise."""
     if isinstance(shape, ir.Const):
         if type(shape.value) is int:
             return 1
         return len(shape.value) if isinstance(shape.value, tuple) else None
-    if isinstance(shape, ir.Var) and an.kinds.get(shape.name) == SCALAR and (
-            shape.name in an.ints):
-        return 1
+    if isinstance(shape, ir.Var) and an.kinds.get(shape.name) == SCALAR:
+        return 1  # (an int, or no array: np.zeros(2.5) raises; ``n = x.shape[0]`` too)
     items = an.tuple_items.get(shape.name) if isinstance(shape, ir.Var) and an.kinds.get(
         shape.name) == SEQ else None
     return len(items) if items else None

@@ -460,6 +460,7 @@ def _assigns_only_name(stmt):
 def _inline_temps(fdef, temps):
     stores, loads = _count_names(fdef)
     changed = False
+    written = {}  # id of a statement -> the names it writes into (:func:`_written_into`)
     known = {}  # the name counts of each statement looked at (:func:`.name_counts`), by id:
     # a statement changed is forgotten (and its block's sweep stops at it; the blocks
     # holding it were swept before it, :func:`._blocks` giving a block before those inside)
@@ -508,9 +509,26 @@ def _inline_temps(fdef, temps):
                         i -= 1
                         changed = True
                     break
-                if name in later_loads or later_stores.keys() & (reads | {name}):
-                    break
+                if name in later_loads or later_stores.keys() & (reads | {name}) or (
+                        reads & _written_into(later, written)):
+                    break  # (dt = dy[i] moves nowhere past dy[i] = 0.0: .number_writes)
     return changed
+
+
+def _written_into(stmt, cache):
+    """The names ``stmt`` writes into (``y[i] = v``, ``y[i] += v``, ``y.a = v``), its blocks'
+    statements included; ``cache``: by the statement's id."""
+    found = cache.get(id(stmt))
+    if found is None:
+        found = cache[id(stmt)] = set()
+        for sub in _walk(stmt):
+            if sub.__class__ in (ast.Subscript, ast.Attribute) and (
+                    sub.ctx.__class__ is ast.Store):
+                while sub.__class__ in (ast.Subscript, ast.Attribute):
+                    sub = sub.value  # (y[i][j] = v writes into y)
+                if sub.__class__ is ast.Name:
+                    found.add(sub.id)
+    return found
 
 
 def _acts(node):

@@ -9,6 +9,11 @@ nothing):
 * else the sum of the part, written as :meth:`Rules.unbroadcast` writes a number's
   (``total(dy[1:])``; Numba's code keeps its ``unbroadcast``, which may be given a number).
 
+The written part's gradient flowing past the write to the old array is zeroed
+(``cleared(dy, i)``: a copy of ``dy``, O(n) for each element of an element-by-element fill);
+where ``dy`` is an array this sweep made and nothing else holds, the element is zeroed in
+place (:func:`cleared_in_place`).
+
 Imports: ``srcad.core``, :mod:`.nodes`.
 """
 
@@ -16,7 +21,8 @@ from __future__ import annotations
 
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR
-from .nodes import call
+from . import nodes
+from .nodes import assign, call, name, subscript
 
 
 def value_part(sweep, stmt, block, frame):
@@ -41,3 +47,26 @@ def _one_element(index, rank, an):
     return rank is not None and len(items) == rank and all(
         (isinstance(i, ir.Const) and type(i.value) is int) or (
             isinstance(i, ir.Var) and i.name in an.ints) for i in items)
+
+
+def cleared_in_place(sweep, stmt, gname, code, frame):
+    """For ``y_1 = y`` with ``y_1[i] = v`` (``stmt``), ``y``'s gradient as ``dy_1[i] = 0.0``
+    then ``dy = dy_1`` in place of ``dy = cleared(dy_1, i)``, where that is the same: ``dy_1``
+    (``gname``) an array this sweep made that no other name holds (``fresh``: not the
+    caller's seed, not a read-only broadcast, not a maybe-zero number), ``i`` one element of
+    an array of known rank (what ``v``'s gradient read, ``dy_1[i]``, is a number, not a view
+    the zero would change), ``y``'s gradient not yet live (it becomes ``dy_1``'s array, which
+    nothing else reads once this write's adjoint is done); NumPy's and Dask's code. Whether
+    it did so."""
+    an, obj = sweep.an, stmt.obj
+    if not getattr(an.callees, "guards", False) or gname not in sweep.fresh or (
+            gname in sweep.borrowed or gname in sweep.uniform or gname in sweep.maybe) or (
+            an.kinds.get(stmt.target) != ARRAY or an.kinds.get(obj.name) != ARRAY) or (
+            stmt.target in an.complex or obj.name in an.complex) or (
+            sweep.g(obj.name) in sweep.live) or not _one_element(
+            stmt.index, an.ranks.get(obj.name), an):
+        return False
+    code.append(assign(subscript(gname, nodes.expr(stmt.index)), nodes.constant(0.0)))
+    sweep.accumulate(obj, name(gname), code, frame)
+    sweep.fresh.add(sweep.g(obj.name))  # the array moves to it: only it holds it now
+    return True

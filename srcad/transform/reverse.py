@@ -194,8 +194,9 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)
-            self.borrowed |= _borrowed(gname, kind, contribution, self.borrowed, self.live)
-            if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
+            self.borrowed |= _borrowed(gname, kind, contribution, self)
+            if kind == ARRAY and _makes_new_array(contribution, self, name_) and (
+                    gname not in self.uniform):
                 self.fresh.add(gname)
             else:
                 self.fresh.discard(gname)
@@ -277,6 +278,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.guard_only_shapes(backward + list(grads.values()))  # .guards
         self.compute_saves()
         self.iterate_stacks()
+        self.backward_code = backward  # (.owned_writes: which values it reads whole)
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
         # A merge of a name defined on one path only: its backward sweep may write a zero
         # shaped like it on the other path, so the name must exist there (as None).
@@ -345,10 +347,9 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
 
 
     def differentiate(self, stmt, code, frame):
-        if isinstance(stmt, ir.Assign):
-            self.assign(stmt, code, frame)
-        else:
-            self.setitem(stmt, code, frame)
+        self.dead_after = {self.gnames.get(n) for n in ir.defined_by(stmt)}  # (_borrowed)
+        (self.assign if isinstance(stmt, ir.Assign) else self.setitem)(stmt, code, frame)
+        self.dead_after = ()
 
 
 def _keeps(sweep):
@@ -362,25 +363,40 @@ def _keeps(sweep):
     return (keeps - set(sweep.shapes)) | sweep.layouts  # (a shape is a small tuple)
 
 
-def _borrowed(gname, kind, contribution, borrowed, live):
+def _borrowed(gname, kind, contribution, sweep):
     """The float gradients not to be added into in place once ``gname = contribution`` is
     made: ``gname`` where the float was read out of a container's gradient or is a borrowed
-    one; (forms35) both where it is another live gradient (``ddE = dEi``: that code
-    differentiated again could not tell the float from an array both names hold, ``dEi +=
-    v`` changing ``ddE`` too)."""
+    one; (forms35) both where it is another live gradient still read later (``ddE = dEi``:
+    that code differentiated again could not tell the float from an array both names hold,
+    ``dEi += v`` changing ``ddE`` too). Not where that gradient is ``dead`` once the
+    statement is done (the gradient of the value it defines: ``dw = db`` for ``b = w + 1``,
+    then ``dw += da``, as a person writes it; ``dead_after``, set by
+    :meth:`Reverse.differentiate`)."""
+    borrowed, live, dead = sweep.borrowed, sweep.live, getattr(sweep, "dead_after", ())
     if kind != SCALAR:
         return set()
     if isinstance(contribution, ast.Subscript) or isinstance(
             contribution, ast.Name) and contribution.id in borrowed:
         return {gname}
-    if isinstance(contribution, ast.Name) and contribution.id in live:
+    if isinstance(contribution, ast.Name) and contribution.id in live and (
+            contribution.id not in dead):
         return {gname, contribution.id}
     return set()
 
 
-def _makes_new_array(tree):
-    """Whether an expression certainly builds a new array (arithmetic on an array), so the
-    name it is assigned to may be added into in place."""
+def _makes_new_array(tree, sweep=None, primal=None):
+    """Whether an expression certainly builds a new array (arithmetic on an array, or, in
+    NumPy's and Dask's code, ``unbroadcast`` of it to the shape of ``primal``, an array of
+    rank 1 or more: that array itself, a sum of it or a new one, never a number; the array
+    API's may broadcast, Numba's differ), so the name it is assigned to may be added into in
+    place."""
+    spellings = sweep.helper_names if sweep is not None and getattr(
+        sweep.an.callees, "guards", False) and sweep.an.rank(ir.Var(primal)) else None
+    if isinstance(tree, ast.Call) and spellings is not None and len(tree.args) == 2 and (
+            isinstance(tree.func, ast.Name)) and tree.func.id in (
+            spellings.get("unbroadcast", "unbroadcast"),
+            spellings.get("unbroadcast_to", "unbroadcast_to")):
+        tree = tree.args[0]
     return isinstance(tree, ast.BinOp) and not isinstance(tree.op, ast.MatMult)
 
 

@@ -130,7 +130,8 @@ class Data:
         if id(stmt) in self.added_back:  # y[i] = x[i] + b: x's gradient is all of y's
             self.accumulate(stmt.obj, name(gname), code, frame)
         elif self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
-                                               and stmt.index.value is Ellipsis):  # overwritten
+                                               and stmt.index.value is Ellipsis) and not (
+                number_writes.cleared_in_place(self, stmt, gname, code, frame)):  # overwritten
             cleared = call(self.helper("cleared"), gname, _index_node(stmt.index))
             if stmt.target in self.an.complex and not self.an.is_complex(stmt.obj):
                 cleared = self.real_of(stmt.obj, cleared)

@@ -5,7 +5,7 @@ user functions and of derivatives srcad made.
 
 A piece of :class:`srcad.transform.reverse.Reverse` (it uses the names and accumulation
 that class defines). Imports: ``srcad.core``, ``srcad.analysis``, the rules registry,
-:mod:`.nodes`, :mod:`.sweep`, :mod:`.templates`, :mod:`.loop_sums`.
+:mod:`.nodes`, :mod:`.sweep`, :mod:`.templates`, :mod:`.loop_sums`, :mod:`.operand_sizes`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..rules import registry
-from . import exp_quotients, loop_sums, nodes, templates
+from . import exp_quotients, loop_sums, nodes, operand_sizes, templates
 from .nodes import call, method, name
 from .sweep import bound_expr
 
@@ -210,8 +210,7 @@ class Rules:
         if frame != self.top:  # in a loop's body: .loop_sums
             return loop_sums.reduction(self, rule, bound, atom, names, code, frame)
         root = self.alike.get(atom.name, atom.name)
-        tree = templates.instantiate(rule.uniform, dict(names, a=name(root)), True,
-                                     self.helper_names)
+        tree = operand_sizes.uniform(self, rule, dict(names, a=name(root)), frame, atom.name)
         self.ref_names(tree, frame)
         self.note_helpers(tree)
         self.accumulate(atom, tree, code, frame, uniform=True)

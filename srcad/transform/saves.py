@@ -18,7 +18,7 @@ import numpy as np
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR
 from ..core.walk import walk_nodes
-from . import nodes
+from . import nodes, owned_writes
 from .nodes import PopMarker, PushMarker, assign, call, name
 from .sweep import phi_copies
 
@@ -190,7 +190,11 @@ class Saves:
             for kept, source, how in self.kept.get(id(stmt), ()):  # Rules.kept_read
                 code.append(assign(kept, call(how, source)))
         elif isinstance(stmt, ir.SetItem):
-            code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
+            if getattr(self, "owned_writes", None) is None:
+                self.owned_writes = owned_writes.in_place(self)
+            copied = nodes.expr(stmt.obj) if id(stmt) in self.owned_writes else nodes.method(
+                nodes.expr(stmt.obj), "copy")  # (an array only this loop holds: in place)
+            code.append(assign(stmt.target, copied))
             code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
                                nodes.expr(stmt.value)))
         elif isinstance(stmt, ir.If):
