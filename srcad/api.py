@@ -6,7 +6,8 @@ per function, ``wrt`` and mode: it specialises the derivative on the kinds of it
 and caches each specialisation (see :mod:`srcad.specialise`). Forward-mode functions are
 cached here, by function, ``wrt`` and argument kinds.
 
-Imports ``srcad.specialise``, the pipeline and the layers below it.
+Imports ``srcad.specialise``, ``srcad.written_state`` (a function writing into what it is
+given), the pipeline and the layers below it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import weakref
 
 import numpy as np
 
-from . import aux_calls, fast_calls, jacobians_batched, pipeline, pytrees, tree_calls, tree_keys
+from . import (aux_calls, fast_calls, jacobians_batched, pipeline, pytrees, tree_calls, tree_keys,
+               written_state)
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import (
@@ -106,6 +108,8 @@ def wrt_alias(wrt, argnums=None, argnum=None, default=0):
 
 
 def _made(f, wrt, mode, has_aux, backend="python"):
+    if written_state.of(f) is not None:  # f writes into what it is given: copies, f run after
+        return written_state.of(f).returning(lambda g: _made(g, wrt, mode, has_aux, backend))
     if mode.endswith("_holomorphic") and (backend != "python" or callable(f) and not
                                           is_transformed(f) and
                                           entry.takes_star_args(entry.target(f))):
@@ -198,6 +202,9 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         known = table.get(fast_calls.types_of(args)) if table is not None else None
         if known is not None:  # numbers and arrays of types seen before: no checks (its
             return known(args)  # pullback names what srcad reads for it, as below)
+    if written_state.of(f) is not None:  # f writes into what it is given (written_state)
+        return written_state.of(f).run(args, {}, lambda g, a, k: vjp(
+            g, *a, wrt=wrt, has_aux=has_aux, backend=backend))
     out = _vjp(f, args, wrt, has_aux, backend)
     if backend == "python":  # what srcad reads for the pullback in code it differentiates
         out[1].__srcad_vjp_of__ = (f, args, wrt, has_aux, out[0])
@@ -300,6 +307,9 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
         found = fast_calls.jvp_call(f, wrt, primals, tangents, backend)
         if found is not None:
             return found
+    if written_state.of(f) is not None:  # f writes into what it is given (written_state)
+        return written_state.of(f).run(tuple(primals), {}, lambda g, a, k: jvp(
+            g, a, tangents, wrt=wrt, backend=backend))
     if backend != "python":
         _numba_allowed(f, False, backend)
     given, primals, tangents = f, tuple(primals), tuple(tangents)

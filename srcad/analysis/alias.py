@@ -121,6 +121,7 @@ def check(fn, analysis, callee=False):
         return named.get(name, name)
 
     described = described_names(fn, named)
+    owned = written_back.owned_params(fn)  # (the caller's objects given to srcad.written_state's copy)
 
     def write(stmt, obj, target, what, mine=None, items=False, by=None, fresh=()):
         memory = aliases.mem(obj, aliases.own)
@@ -129,7 +130,8 @@ def check(fn, analysis, callee=False):
         mine = mine or (label(target) if target else label(obj.name) if isinstance(
             obj, ir.Var) else "y")
         outside = sorted((t for t in memory if t[0] in ("arg", "global")
-                          and not (callee and t[0] == "arg")), key=repr)  # ("global", "?")
+                          and not (callee and t[0] == "arg") and not (
+                              t[0] == "arg" and t[1] in owned)), key=repr)  # ("global", "?")
         # beside ("global", id): the keys of one kind are of several types
         if outside:
             kind, key = outside[0][:2]
@@ -253,7 +255,8 @@ def check(fn, analysis, callee=False):
         _iterated(stmt, obj, aliases, loops, refuse, what, label, target)
         if isinstance(stmt, ir.Assign) and target is None:
             memory = aliases.mem(obj, aliases.own)  # ys.append(v): the object itself changes
-            outside = [t for t in memory if t[0] in ("arg", "global")]
+            outside = [t for t in memory if t[0] in ("arg", "global") and not (
+                t[0] == "arg" and t[1] in owned)]
             if outside and not _recorded(fn, analysis, stmt, outside, callee, refuse):
                 write(stmt, obj, target, what)
             continue

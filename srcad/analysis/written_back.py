@@ -42,6 +42,15 @@ def _params(fn, prim):
         return None
 
 
+def owned_params(fn):
+    """The parameters of ``fn`` (an SSA function) whose objects the code may write into as
+    its own: those of a copy :mod:`srcad.written_state` made of a function of the user's
+    writing into what it is given (``__srcad_owned__``), which is called with copies of the
+    caller's objects, the caller's own being changed afterwards by the plain run."""
+    func = getattr(getattr(fn, "source", None), "func", None)
+    return getattr(func, "__srcad_owned__", frozenset())
+
+
 def given_back(defs, base, index):
     """For ``base[index]``, ``base`` bound to a call of a copy srcad made (see above) and
     ``index`` the place of a parameter it returns: the atom the call gives that parameter

@@ -1,0 +1,245 @@
+"""Derivatives of a function of the user's that writes into the objects it is given (session
+36): a layer's running statistics stored into the dict passed (``bn_param["running_mean"] =
+...``), a boundary applied to the caller's arrays (``pos[out, d] *= -1``), a list item set.
+
+``grad(f)(x, state)`` leaves ``state`` as ``f(x, state)`` would, and its gradient is that of
+``f`` at the values the arguments hold when it is called::
+
+    def loss(x, w, bn_param):
+        ...
+        bn_param["running_mean"] = 0.9 * running + 0.1 * mu
+        return np.sum(out * w)
+
+    srcad.grad(loss, wrt=1)(x, w, bn_param)   # bn_param["running_mean"] as loss leaves it
+
+How: the parameters ``f`` writes into are those its text shows
+(:func:`srcad.frontend.written_args.changed_params`, the writes of the functions it calls
+included). srcad differentiates a copy of ``f`` (:func:`_owning`: the same code, marked
+``__srcad_owned__``) whose writes into those parameters the alias analysis reads as writes
+into objects of its own (:func:`srcad.analysis.written_back.owned_params`; every other write
+is checked as before), and calls that derivative with copies of the caller's objects
+(:func:`_copied`: arrays, lists, dicts and tuples copied all the way down, another object
+deep-copied), so that derivative sees the values of the call and changes nothing of the
+caller's. Then ``f`` itself runs once, plainly, on the caller's objects (:meth:`State.run`):
+what the caller holds afterwards is what the plain run leaves, its values and its objects
+(an array is changed in place, a dict item rebound, a list item set: the same objects, the same
+identities). One plain run per call of a derivative, whatever the transform (``grad``,
+``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``jacobian``, ``hessian``, ``hvp``) and
+whatever it runs inside (one ``jacobian`` calls the copy's code once per row: the plain run is
+still once). A derivative of such a derivative (``grad(grad(f))``, ``hessian`` of ``grad(f)``)
+differentiates the inner copy's code and runs ``f`` once (``__srcad_state__``).
+
+Refused (:class:`MutationError`, before anything runs), where the copy's values would not be
+Python's: an object the function writes into that is also reachable from another argument, or
+from a global or closure name the function reads (``grad(f)(a, a)``, ``f(x, d)`` with
+``d["w"]`` the array given for ``x``): Python changes both, the copy one; and a function
+drawing random numbers (``np.random``, ``random``; the plain run would draw others). The
+cost: the plain run, once per call (a function returning its new state instead, ``return
+loss, new_state``, avoids it).
+
+Imports the standard library, numpy, ``srcad.errors`` and ``srcad.frontend.written_args``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import types
+import weakref
+
+import numpy as np
+
+from .errors import MutationError
+from .frontend.written_args import changed_params
+
+_STATES = weakref.WeakKeyDictionary()  # function -> its State, or False (writes nothing)
+#: names of a generator's methods drawing numbers (beside any name holding "rand")
+_SAMPLERS = frozenset({"normal", "uniform", "choice", "shuffle", "permutation", "integers",
+                       "standard_normal", "binomial", "poisson", "exponential",
+                       "multivariate_normal", "dirichlet", "seed", "gauss", "sample"})
+_DEPTH = 4  # how deep through the functions it calls randomness is looked for
+
+
+class State:
+    """What a derivative of ``plain`` (a function writing into ``written``, parameter names)
+    differentiates (``pure``: the marked copy, or the inner derivative of such a copy) and
+    runs after it."""
+
+    def __init__(self, plain, pure, written):
+        self.plain, self.pure, self.written = plain, pure, written
+        self.signature = inspect.signature(plain)
+
+    def run(self, args, kwargs, call):
+        """``call(pure, args_copied, kwargs_copied)``, then ``plain(*args, **kwargs)`` once;
+        what ``call`` returns."""
+        bound = self._bound(args, kwargs)
+        self._check(bound)
+        memo = {}
+        copied = {k: _copied(v, memo) if k in self.written else v
+                  for k, v in bound.arguments.items()}
+        mine = self.signature.bind_partial()
+        mine.arguments.update(copied)
+        out = call(self.pure, mine.args, mine.kwargs)
+        self.plain(*args, **kwargs)
+        return out
+
+    def returning(self, make):
+        """The derivative ``make(pure)`` makes, called through :meth:`run`."""
+        made = make(self.pure)
+
+        @functools.wraps(self.plain)
+        def derivative(*args, **kwargs):
+            return self.run(args, kwargs, lambda g, a, k: made(*a, **k))
+
+        derivative.__wrapped__ = made  # (srcad.source(derivative) shows made's code)
+        derivative.__srcad_state__ = State(self.plain, made, self.written)
+        if hasattr(made, "__srcad__"):
+            derivative.__srcad__ = made.__srcad__
+        return derivative
+
+    def _bound(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError:
+            self.plain(*args, **kwargs)  # Python's own error for the call
+            raise
+        return bound
+
+    def _check(self, bound):
+        where = _where(self.plain)
+        if _draws(self.plain, 0, set()):
+            raise MutationError(
+                f"{_name(self.plain)} changes what it is given ({', '.join(self.written)}) and "
+                "draws random numbers: srcad runs it plainly after its derivative, to leave the "
+                "caller's objects as it would, and that run would draw other numbers", **where,
+                hint="draw the numbers outside and pass them, or return the new state (return "
+                "value, new_state) instead of changing the argument")
+        seen = {}
+        for name, value in bound.arguments.items():
+            _reach(value, name, seen, name in self.written, self.plain, where)
+        for name, value in _free_values(self.plain):
+            _reach(value, f"the global (or closure) value {name}", seen, False, self.plain,
+                   where)
+
+
+def of(f):
+    """The :class:`State` of a function writing into what it is given (or of a derivative
+    of one made here), else None."""
+    state = getattr(f, "__srcad_state__", None)
+    if isinstance(state, State):
+        return state
+    if not isinstance(f, types.FunctionType) or hasattr(f, "__srcad_owned__") or hasattr(
+            f, "__srcad__"):
+        return None
+    known = _STATES.get(f)
+    if known is None:
+        try:
+            written = changed_params(f)[0]
+        except Exception:  # noqa: BLE001 - not read: the analysis decides, as before
+            written = ()
+        known = State(f, _owning(f, written), written) if written else False
+        _STATES[f] = known
+    return known or None
+
+
+def _owning(f, written):
+    """``f``'s copy whose writes into ``written`` srcad reads as writes into its own objects."""
+    pure = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__,
+                              f.__closure__)
+    pure.__kwdefaults__ = f.__kwdefaults__
+    pure.__qualname__, pure.__module__ = f.__qualname__, f.__module__
+    pure.__srcad_owned__ = frozenset(written)
+    return pure
+
+
+def _copied(value, memo):
+    """``value`` copied all the way down (shared objects once, as ``copy.deepcopy``)."""
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, np.ndarray):
+        out = value.copy()
+    elif type(value) is dict:
+        out = memo[id(value)] = {}
+        out.update((k, _copied(v, memo)) for k, v in value.items())
+    elif type(value) is list:
+        out = memo[id(value)] = []
+        out.extend(_copied(v, memo) for v in value)
+    elif type(value) is tuple:
+        out = tuple(_copied(v, memo) for v in value)
+    elif isinstance(value, (int, float, complex, str, bytes, bool, type(None), np.generic)):
+        return value
+    else:
+        out = copy.deepcopy(value, memo)
+    memo[id(value)] = out
+    return out
+
+
+def _reach(value, path, seen, written, f, where, depth=0):
+    """Record the objects ``value`` is or holds (``seen``: key -> (path, written)); refuse
+    one of an argument ``f`` writes into reached again (see the module's docstring)."""
+    if isinstance(value, np.ndarray):
+        base = value
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        keys = [("memory", id(base))]
+    elif isinstance(value, (dict, list)) or (isinstance(value, tuple) and depth < 8):
+        keys = [("object", id(value))] if not isinstance(value, tuple) else []
+    else:
+        return
+    for key in keys:
+        if key in seen and (written or seen[key][1]):
+            first = seen[key][0]
+            raise MutationError(
+                f"{_name(f)} changes what it is given in place, and {path} and {first} may "
+                "be the same object or share memory: srcad differentiates it on copies of "
+                "the objects it changes, where Python changes both", **where,
+                hint="pass a copy for one of them (write .copy() after it)")
+        seen.setdefault(key, (path, written))
+    items = value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else ()
+    for k, item in enumerate(items):
+        _reach(item, path, seen, written, f, where, depth + 1)
+
+
+def _free_values(f):
+    """(name, object) of the globals and closure values ``f``'s code names."""
+    code = f.__code__
+    for name, cell in zip(code.co_freevars, f.__closure__ or ()):
+        try:
+            yield name, cell.cell_contents
+        except ValueError:
+            continue
+    for name in code.co_names:
+        if name in f.__globals__:
+            yield name, f.__globals__[name]
+
+
+def _codes(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def _draws(f, depth, done):
+    """Whether ``f`` (or a function of the user's it names) may draw random numbers."""
+    if depth > _DEPTH or id(f) in done or not isinstance(f, types.FunctionType):
+        return False
+    done.add(id(f))
+    for code in _codes(f.__code__):
+        if any("rand" in n or n in _SAMPLERS for n in code.co_names):
+            return True
+    return any(_draws(v, depth + 1, done) for _, v in _free_values(f)
+               if isinstance(v, types.FunctionType) and
+               getattr(v, "__module__", None) == f.__module__)
+
+
+def _name(f):
+    return getattr(f, "__name__", "f")
+
+
+def _where(f):
+    code = f.__code__
+    return {"filename": code.co_filename, "lineno": code.co_firstlineno,
+            "construct": f"def {_name(f)}(...)"}
