@@ -19,8 +19,16 @@ import weakref
 
 import numpy as np
 
-from . import (aux_calls, fast_calls, jacobians_batched, pipeline, pytrees, tree_calls, tree_keys,
-               written_state)
+from . import (
+    aux_calls,
+    fast_calls,
+    jacobians_batched,
+    pipeline,
+    pytrees,
+    tree_calls,
+    tree_keys,
+    written_state,
+)
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import (

@@ -37,7 +37,8 @@ drawing random numbers (``np.random``, ``random``; the plain run would draw othe
 cost: the plain run, once per call (a function returning its new state instead, ``return
 loss, new_state``, avoids it).
 
-Imports the standard library, numpy, ``srcad.errors`` and ``srcad.frontend.written_args``.
+Imports the standard library, numpy, ``srcad.errors``, ``srcad.frontend.written_args`` and
+``srcad.frontend.written_cells``.
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ import numpy as np
 
 from .errors import MutationError
 from .frontend.written_args import changed_params
+from .frontend.written_cells import closure_written
 
+_ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, types.ModuleType)
 _STATES = weakref.WeakKeyDictionary()  # function -> its State, or False (writes nothing)
 #: names of a generator's methods drawing numbers (beside any name holding "rand")
 _SAMPLERS = frozenset({"normal", "uniform", "choice", "shuffle", "permutation", "integers",
@@ -66,9 +69,10 @@ class State:
     differentiates (``pure``: the marked copy, or the inner derivative of such a copy) and
     runs after it."""
 
-    def __init__(self, plain, pure, written):
+    def __init__(self, plain, pure, written, cells=()):
         self.plain, self.pure, self.written = plain, pure, written
-        self.signature = inspect.signature(plain)
+        self.cells = cells  # (the plain function's cell, the copy's cell) of each closure
+        self.signature = inspect.signature(plain)  # value written into
 
     def run(self, args, kwargs, call):
         """``call(pure, args_copied, kwargs_copied)``, then ``plain(*args, **kwargs)`` once;
@@ -78,6 +82,9 @@ class State:
         memo = {}
         copied = {k: _copied(v, memo) if k in self.written else v
                   for k, v in bound.arguments.items()}
+        for theirs, mine in self.cells:  # the copy's closure values: copies, the same
+            if not _refreshed(mine.cell_contents, theirs.cell_contents, memo):  # objects
+                mine.cell_contents = _copied(theirs.cell_contents, memo)  # when they can be
         mine = self.signature.bind_partial()
         mine.arguments.update(copied)
         out = call(self.pure, mine.args, mine.kwargs)
@@ -93,7 +100,7 @@ class State:
             return self.run(args, kwargs, lambda g, a, k: made(*a, **k))
 
         derivative.__wrapped__ = made  # (srcad.source(derivative) shows made's code)
-        derivative.__srcad_state__ = State(self.plain, made, self.written)
+        derivative.__srcad_state__ = State(self.plain, made, self.written, self.cells)
         if hasattr(made, "__srcad__"):
             derivative.__srcad__ = made.__srcad__
         return derivative
@@ -116,11 +123,12 @@ class State:
                 hint="draw the numbers outside and pass them, or return the new state (return "
                 "value, new_state) instead of changing the argument")
         seen = {}
+        mine = {id(theirs) for theirs, _ in self.cells}
         for name, value in bound.arguments.items():
             _reach(value, name, seen, name in self.written, self.plain, where)
-        for name, value in _free_values(self.plain):
-            _reach(value, f"the global (or closure) value {name}", seen, False, self.plain,
-                   where)
+        for name, value, cell in _free_values(self.plain):
+            _reach(value, f"the global (or closure) value {name}", seen, id(cell) in mine,
+                   self.plain, where)
 
 
 def of(f):
@@ -135,22 +143,51 @@ def of(f):
     known = _STATES.get(f)
     if known is None:
         try:
-            written = changed_params(f)[0]
+            written, cells = changed_params(f)[0], closure_written(f)
         except Exception:  # noqa: BLE001 - not read: the analysis decides, as before
-            written = ()
-        known = State(f, _owning(f, written), written) if written else False
+            written, cells = (), ()
+        known = _state(f, written, cells) if written or cells else False
         _STATES[f] = known
     return known or None
 
 
-def _owning(f, written):
-    """``f``'s copy whose writes into ``written`` srcad reads as writes into its own objects."""
+def _state(f, written, cells):
+    """The :class:`State` of ``f``, writing into its parameters ``written`` and into what the
+    closure cells at the places ``cells`` hold: its copy (the same code) whose writes into
+    those srcad reads as writes into its own objects, its own cells holding copies."""
+    closure = list(f.__closure__ or ())
+    pairs = []
+    for k in cells:
+        pairs.append((closure[k], types.CellType(_copied(closure[k].cell_contents, {}))))
+        closure[k] = pairs[-1][1]
     pure = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__,
-                              f.__closure__)
+                              tuple(closure) if f.__closure__ is not None else None)
     pure.__kwdefaults__ = f.__kwdefaults__
     pure.__qualname__, pure.__module__ = f.__qualname__, f.__module__
     pure.__srcad_owned__ = frozenset(written)
-    return pure
+    pure.__srcad_owned_cells__ = tuple(mine for _, mine in pairs)
+    return State(f, pure, written, tuple(pairs))
+
+
+def _refreshed(mine, theirs, memo):
+    """Make ``mine`` (a copy made before) hold copies of what ``theirs`` holds now, in place
+    (the same objects, so the code made for them stays); False where it cannot."""
+    if isinstance(mine, np.ndarray) and isinstance(theirs, np.ndarray):
+        if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
+            return False
+        np.copyto(mine, theirs)
+    elif type(mine) is dict and type(theirs) is dict:
+        mine.clear()
+        mine.update((k, _copied(v, memo)) for k, v in theirs.items())
+    elif type(mine) is list and type(theirs) is list:
+        mine[:] = [_copied(v, memo) for v in theirs]
+    elif type(mine) is tuple and type(theirs) is tuple and len(mine) == len(theirs):
+        return all(_refreshed(a, b, memo) for a, b in zip(mine, theirs))
+    else:
+        return mine is theirs or type(mine) is type(theirs) and isinstance(
+            mine, _ATOMS) and mine == theirs
+    memo[id(theirs)] = mine
+    return True
 
 
 def _copied(value, memo):
@@ -167,7 +204,7 @@ def _copied(value, memo):
         out.extend(_copied(v, memo) for v in value)
     elif type(value) is tuple:
         out = tuple(_copied(v, memo) for v in value)
-    elif isinstance(value, (int, float, complex, str, bytes, bool, type(None), np.generic)):
+    elif isinstance(value, _ATOMS) or callable(value):
         return value
     else:
         out = copy.deepcopy(value, memo)
@@ -198,21 +235,22 @@ def _reach(value, path, seen, written, f, where, depth=0):
         seen.setdefault(key, (path, written))
     items = value.values() if isinstance(value, dict) else value if isinstance(
         value, (list, tuple)) else ()
-    for k, item in enumerate(items):
+    for item in items:
         _reach(item, path, seen, written, f, where, depth + 1)
 
 
 def _free_values(f):
-    """(name, object) of the globals and closure values ``f``'s code names."""
+    """(name, object, its cell or None) of the globals and closure values ``f``'s code
+    names."""
     code = f.__code__
     for name, cell in zip(code.co_freevars, f.__closure__ or ()):
         try:
-            yield name, cell.cell_contents
+            yield name, cell.cell_contents, cell
         except ValueError:
             continue
     for name in code.co_names:
         if name in f.__globals__:
-            yield name, f.__globals__[name]
+            yield name, f.__globals__[name], None
 
 
 def _codes(code):
@@ -230,7 +268,7 @@ def _draws(f, depth, done):
     for code in _codes(f.__code__):
         if any("rand" in n or n in _SAMPLERS for n in code.co_names):
             return True
-    return any(_draws(v, depth + 1, done) for _, v in _free_values(f)
+    return any(_draws(v, depth + 1, done) for _, v, _ in _free_values(f)
                if isinstance(v, types.FunctionType) and
                getattr(v, "__module__", None) == f.__module__)
 

@@ -121,7 +121,7 @@ def check(fn, analysis, callee=False):
         return named.get(name, name)
 
     described = described_names(fn, named)
-    owned = written_back.owned_params(fn)  # (the caller's objects given to srcad.written_state's copy)
+    owned, owned_ids = written_back.owned_params(fn)  # (srcad.written_state: copies)
 
     def write(stmt, obj, target, what, mine=None, items=False, by=None, fresh=()):
         memory = aliases.mem(obj, aliases.own)
@@ -131,7 +131,7 @@ def check(fn, analysis, callee=False):
             obj, ir.Var) else "y")
         outside = sorted((t for t in memory if t[0] in ("arg", "global")
                           and not (callee and t[0] == "arg") and not (
-                              t[0] == "arg" and t[1] in owned)), key=repr)  # ("global", "?")
+                              t[1] in owned or t[1] in owned_ids)), key=repr)  # ("global", "?")
         # beside ("global", id): the keys of one kind are of several types
         if outside:
             kind, key = outside[0][:2]
@@ -220,7 +220,7 @@ def check(fn, analysis, callee=False):
                 return written_back.shown_argument(stmt, ir.Var(n), source, lambda m: (
                     described.get(m) or label(m)), getattr(fn, "temps", ()))
 
-            written_back.refuse_shared(stmt, atoms, aliases, refuse, called)
+            written_back.refuse_shared(stmt, atoms, aliases, refuse, called, owned_ids)
             fresh = written_back.settle(fn.body, stmt, atoms, analysis, refuse, called)
             for atom in atoms:
                 items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
@@ -246,7 +246,7 @@ def check(fn, analysis, callee=False):
             refuse(stmt, "assigning a slice of a list that carries gradients",
                    "build the new list: ys = ys[:i] + new + ys[j:]")
         if isinstance(obj, ir.Const):
-            if ir_mutable(obj.value):
+            if ir_mutable(obj.value) and id(obj.value) not in owned_ids:
                 refuse(stmt, f"{what} changes the global (or closure) value {obj}",
                        "build the new value in a local name and return it")
             continue
@@ -256,7 +256,7 @@ def check(fn, analysis, callee=False):
         if isinstance(stmt, ir.Assign) and target is None:
             memory = aliases.mem(obj, aliases.own)  # ys.append(v): the object itself changes
             outside = [t for t in memory if t[0] in ("arg", "global") and not (
-                t[0] == "arg" and t[1] in owned)]
+                t[1] in owned or t[1] in owned_ids)]
             if outside and not _recorded(fn, analysis, stmt, outside, callee, refuse):
                 write(stmt, obj, target, what)
             continue

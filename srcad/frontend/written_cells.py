@@ -1,0 +1,101 @@
+"""Which closure values a function of the user's writes into (session 36, for
+:mod:`srcad.written_state`): ``grad(lambda w: layer(w, x, bn_param))``, ``layer`` storing
+its running statistics into ``bn_param``, a dict the lambda closes over.
+
+:func:`closure_written` gives the places (in ``f.__closure__``) of the cells whose value
+the function's text may write into, as :mod:`.written_args` reads a parameter's uses: an
+item set (``state[k] = v``, ``state[i] += v``), ``state op= v``, a method changing its
+object, ``out=state``, ``np.add.at(state, ...)``, the NumPy writers, a view of it written
+(``v = state[1:]``), or the value given to a function of the user's that writes into that
+parameter; and, where the call spreads it (``layer(*args, *consts)``), to a function of the
+user's that writes into any of its parameters (the place cannot be told from the text).
+Only cells holding a list, a dict, a tuple or an array, never bound in the function.
+
+Imports gast, numpy, :mod:`.source`, :mod:`.passed_calls` and :mod:`.written_args`.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from . import passed_calls
+from . import source as source_module
+from .changed_lists import _own
+from .written_args import _WRITERS, _use, _views_of, changed_params
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def closure_written(f):
+    """The places in ``f.__closure__`` of the cells ``f`` may write into (see above)."""
+    code = getattr(f, "__code__", None)
+    cells = getattr(f, "__closure__", None) or ()
+    places = {name: k for k, name in enumerate(getattr(code, "co_freevars", ()))
+              if k < len(cells) and _holds_objects(cells[k])}
+    if not places:
+        return ()
+    try:
+        src = source_module.read(f)
+    except Exception:  # noqa: BLE001 - no source: nothing known (the analysis refuses)
+        return ()
+    fdef = src.node
+    nodes = _own(fdef)
+    parents = {c: n for n in nodes for c in gast.iter_child_nodes(n)}
+    local = passed_calls.bound_names(fdef)
+    found = []
+    for name, k in places.items():
+        if name in local:
+            continue
+        shared = _views_of(name, nodes, parents)
+        if any(isinstance(n, gast.Name) and n.id in shared and _writes(
+                src, _spread(n, parents) or _use(n, parents), local) for n in nodes):
+            found.append(k)
+    return tuple(found)
+
+
+def _spread(node, parents):
+    """``(func, False, True, 0)`` for a name spread into a call (``layer(*a, *consts)``)."""
+    star = parents.get(node)
+    call = parents.get(star)
+    if isinstance(star, gast.Starred) and isinstance(call, gast.Call) and star in call.args:
+        return call.func, False, True, 0
+    return None
+
+
+def _holds_objects(cell):
+    try:
+        value = cell.cell_contents
+    except ValueError:
+        return False
+    return isinstance(value, (list, dict, tuple, np.ndarray))
+
+
+def _writes(src, use, local):
+    if use is True or use is False:
+        return use
+    func, first, starred, position = use
+    callee = _resolve(src, func, local)
+    if any(callee is w for w in _WRITERS):
+        return first
+    if not passed_calls.callee_function(callee):
+        return False
+    written = changed_params(callee)[0]
+    if starred:
+        return bool(written)
+    inner = list(callee.__code__.co_varnames[:callee.__code__.co_argcount])
+    return position < len(inner) and inner[position] in written
+
+
+def _resolve(src, node, local):
+    """The object the name or dotted name ``node`` refers to (not recorded), else None."""
+    path = []
+    while isinstance(node, gast.Attribute):
+        path.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name) or node.id in local:
+        return None
+    value = src.closure.get(node.id, src.globals.get(node.id))
+    for attr in path:
+        value = getattr(value, attr, None)
+    return value
