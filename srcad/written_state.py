@@ -13,21 +13,24 @@
     srcad.grad(loss, wrt=1)(x, w, bn_param)   # bn_param["running_mean"] as loss leaves it
 
 How: the parameters ``f`` writes into are those its text shows
-(:func:`srcad.frontend.written_args.changed_params`, the writes of the functions it calls
-included). srcad differentiates a copy of ``f`` (:func:`_owning`: the same code, marked
-``__srcad_owned__``) whose writes into those parameters the alias analysis reads as writes
-into objects of its own (:func:`srcad.analysis.written_back.owned_params`; every other write
-is checked as before), and calls that derivative with copies of the caller's objects
-(:func:`_copied`: arrays, lists, dicts and tuples copied all the way down, another object
-deep-copied), so that derivative sees the values of the call and changes nothing of the
-caller's. Then ``f`` itself runs once, plainly, on the caller's objects (:meth:`State.run`):
-what the caller holds afterwards is what the plain run leaves, its values and its objects
-(an array is changed in place, a dict item rebound, a list item set: the same objects, the same
-identities). One plain run per call of a derivative, whatever the transform (``grad``,
-``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``jacobian``, ``hessian``, ``hvp``) and
-whatever it runs inside (one ``jacobian`` calls the copy's code once per row: the plain run is
-still once). A derivative of such a derivative (``grad(grad(f))``, ``hessian`` of ``grad(f)``)
-differentiates the inner copy's code and runs ``f`` once (``__srcad_state__``).
+(:func:`srcad.frontend.written_cells.params_written`, the writes of the functions it calls
+included), and so are the closure values it writes into (``closure_written``). srcad
+differentiates a copy of ``f`` (:func:`_state`: the same code, marked ``__srcad_owned__``,
+its own closure cells for those values) whose writes into them the alias analysis reads as
+writes into objects of its own (:func:`srcad.analysis.written_back.owned_params`; every
+other write is checked as before), and calls that derivative with copies of the caller's
+objects (:func:`_copied`: arrays, lists, dicts and tuples copied all the way down, another
+object deep-copied; the cells' copies refreshed in place, :func:`_refreshed`, so the code
+made for them stays), so the derivative sees the values of the call and changes nothing of
+the caller's. Then ``f`` itself runs once, plainly, on the caller's objects
+(:meth:`State.run`): what the caller holds afterwards is what the plain run leaves, its values
+and its objects (an array changed in place, a dict item rebound, a list item set: the same
+objects, the same identities). One plain run per call of a derivative, whatever the transform
+(``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``jacobian``, ``hessian``,
+``hvp``) and whatever it runs inside (a ``jacobian`` calls the copy's code once per row: the
+plain run is still once). A derivative of such a derivative (``grad(grad(f))``, ``hessian``
+of ``grad(f)``) differentiates the inner copy's code and runs ``f`` once
+(``__srcad_state__``).
 
 Refused (:class:`MutationError`, before anything runs), where the copy's values would not be
 Python's: an object the function writes into that is also reachable from another argument, or
@@ -37,8 +40,7 @@ drawing random numbers (``np.random``, ``random``; the plain run would draw othe
 cost: the plain run, once per call (a function returning its new state instead, ``return
 loss, new_state``, avoids it).
 
-Imports the standard library, numpy, ``srcad.errors``, ``srcad.frontend.written_args`` and
-``srcad.frontend.written_cells``.
+Imports the standard library, numpy, ``srcad.errors`` and ``srcad.frontend.written_cells``.
 """
 
 from __future__ import annotations
@@ -52,8 +54,7 @@ import weakref
 import numpy as np
 
 from .errors import MutationError
-from .frontend.written_args import changed_params
-from .frontend.written_cells import closure_written
+from .frontend.written_cells import closure_written, params_written
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, types.ModuleType)
 _STATES = weakref.WeakKeyDictionary()  # function -> its State, or False (writes nothing)
@@ -143,7 +144,7 @@ def of(f):
     known = _STATES.get(f)
     if known is None:
         try:
-            written, cells = changed_params(f)[0], closure_written(f)
+            written, cells = params_written(f), closure_written(f)
         except Exception:  # noqa: BLE001 - not read: the analysis decides, as before
             written, cells = (), ()
         known = _state(f, written, cells) if written or cells else False

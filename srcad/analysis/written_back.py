@@ -20,7 +20,8 @@ r = update_1[0]; a_1 = update_1[1]``.
   the user wrote it (``d["a"]``, not srcad's ``t``), and a call spreading ``*xs`` is told to
   write its arguments out (srcad then reads what the function writes into: :mod:`.written_args`).
 
-Imports the standard library, numpy, ``srcad.core`` and its neighbour ``srcad.analysis.memory_tables``.
+Imports the standard library, numpy, ``srcad.core`` and its neighbour
+``srcad.analysis.memory_tables``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ object, ``out=state``, ``np.add.at(state, ...)``, the NumPy writers, a view of i
 parameter; and, where the call spreads it (``layer(*args, *consts)``), to a function of the
 user's that writes into any of its parameters (the place cannot be told from the text).
 Only cells holding a list, a dict, a tuple or an array, never bound in the function.
+:func:`params_written`: the same reading of the parameters, those the function binds again
+too (``if bn_param is None: bn_param = {}``: a dict given is still written into).
 
 Imports gast, numpy, :mod:`.source`, :mod:`.passed_calls` and :mod:`.written_args`.
 """
@@ -24,7 +26,7 @@ from . import source as source_module
 from .changed_lists import _own
 from .written_args import _WRITERS, _use, _views_of, changed_params
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_DEPTH = 4  # how deep through functions of the user's a write is looked for
 
 
 def closure_written(f):
@@ -33,8 +35,23 @@ def closure_written(f):
     cells = getattr(f, "__closure__", None) or ()
     places = {name: k for k, name in enumerate(getattr(code, "co_freevars", ()))
               if k < len(cells) and _holds_objects(cells[k])}
-    if not places:
+    found = _written_names(f, places, 0) if places else ()
+    return tuple(places[name] for name in found)
+
+
+def params_written(f, depth=0):
+    """The parameters ``f`` may write into: :func:`.written_args.changed_params`'s, and those
+    it also binds to another object somewhere (``if p is None: p = {}``)."""
+    code = getattr(f, "__code__", None)
+    if code is None or depth > _DEPTH:
         return ()
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return tuple(dict.fromkeys(changed_params(f)[0] + _written_names(f, names, depth, True)))
+
+
+def _written_names(f, names, depth, bound=False):
+    """Which of ``names`` (free names, or with ``bound`` parameters, which the function may
+    bind again) ``f``'s text may write into."""
     try:
         src = source_module.read(f)
     except Exception:  # noqa: BLE001 - no source: nothing known (the analysis refuses)
@@ -44,13 +61,13 @@ def closure_written(f):
     parents = {c: n for n in nodes for c in gast.iter_child_nodes(n)}
     local = passed_calls.bound_names(fdef)
     found = []
-    for name, k in places.items():
-        if name in local:
+    for name in names:
+        if name in local and not bound:
             continue
         shared = _views_of(name, nodes, parents)
         if any(isinstance(n, gast.Name) and n.id in shared and _writes(
-                src, _spread(n, parents) or _use(n, parents), local) for n in nodes):
-            found.append(k)
+                src, _spread(n, parents) or _use(n, parents), local, depth) for n in nodes):
+            found.append(name)
     return tuple(found)
 
 
@@ -71,7 +88,7 @@ def _holds_objects(cell):
     return isinstance(value, (list, dict, tuple, np.ndarray))
 
 
-def _writes(src, use, local):
+def _writes(src, use, local, depth):
     if use is True or use is False:
         return use
     func, first, starred, position = use
@@ -80,7 +97,7 @@ def _writes(src, use, local):
         return first
     if not passed_calls.callee_function(callee):
         return False
-    written = changed_params(callee)[0]
+    written = params_written(callee, depth + 1)
     if starred:
         return bool(written)
     inner = list(callee.__code__.co_varnames[:callee.__code__.co_argcount])
