@@ -211,8 +211,8 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         if known is not None:  # numbers and arrays of types seen before: no checks (its
             return known(args)  # pullback names what srcad reads for it, as below)
     if written_state.of(f) is not None:  # f writes into what it is given (written_state)
-        return written_state.of(f).run(args, {}, lambda g, a, k: vjp(
-            g, *a, wrt=wrt, has_aux=has_aux, backend=backend))
+        return written_state.vjp(f, args, lambda g, a, k: vjp(g, *a, wrt=wrt)[1], lambda g, a, k: (
+            grad(g, tuple(range(len(a))) if wrt is None else wrt)(*a)), has_aux)
     out = _vjp(f, args, wrt, has_aux, backend)
     if backend == "python":  # what srcad reads for the pullback in code it differentiates
         out[1].__srcad_vjp_of__ = (f, args, wrt, has_aux, out[0])
@@ -527,7 +527,7 @@ def source(g, *example_args, callees=True):
                             "of arguments: give srcad.source example arguments")
         g = g.__srcad_for_count__(len(example_args)) if example_args else (
             next(iter(made.values())))
-    g = getattr(g, "__srcad_aux_of__", g)
+    g = getattr(written_state.made_of(g), "__srcad_aux_of__", written_state.made_of(g))
     if not is_transformed(g):
         raise TypeError(
             f"srcad.source expects a function made by srcad.grad/value_and_grad, got {g!r}; "

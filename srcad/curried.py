@@ -63,7 +63,8 @@ def linearize(f, *primals, wrt=None):
     part included (JAX keeps the primal values instead)."""
     primals = tuple(primals)
     if written_state.of(f) is not None:  # f writes into what it is given: copies, f run after
-        return written_state.of(f).run(primals, {}, lambda g, a, k: linearize(g, *a, wrt=wrt))
+        return written_state.of(f).later(primals, {}, lambda g, a, k, *tangents: api.jvp(
+            g, a, tangents, wrt=wrt)[1])
 
     def f_jvp(*tangents):
         return api.jvp(f, primals, tangents, wrt=wrt)[1]

@@ -63,7 +63,8 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
     wrt = api.wrt_alias(wrt, argnums, argnum)
     if written_state.of(f) is not None:  # f writes into what it is given: copies, f run after
-        return written_state.of(f).returning(lambda g: jacobian(g, wrt, mode, backend=backend))
+        return written_state.of(f).returning(lambda g: jacobian(g, wrt, written_state.mode_for(
+            g, mode), backend=backend))
     if backend != "python":
         api._numba_allowed(f, False, backend)
         if mode != "fwd":

@@ -53,7 +53,7 @@ import weakref
 
 import numpy as np
 
-from .errors import MutationError
+from .errors import MutationError, SrcadError
 from .frontend.written_cells import closure_written, params_written
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, types.ModuleType)
@@ -78,19 +78,29 @@ class State:
     def run(self, args, kwargs, call):
         """``call(pure, args_copied, kwargs_copied)``, then ``plain(*args, **kwargs)`` once;
         what ``call`` returns."""
-        bound = self._bound(args, kwargs)
-        self._check(bound)
-        memo = {}
-        copied = {k: _copied(v, memo) if k in self.written else v
-                  for k, v in bound.arguments.items()}
-        for theirs, mine in self.cells:  # the copy's closure values: copies, the same
-            if not _refreshed(mine.cell_contents, theirs.cell_contents, memo):  # objects
-                mine.cell_contents = _copied(theirs.cell_contents, memo)  # when they can be
-        mine = self.signature.bind_partial()
-        mine.arguments.update(copied)
-        out = call(self.pure, mine.args, mine.kwargs)
+        kept = self._kept(args, kwargs)
+        given = self._given(kept)
+        out = call(self.pure, *given)
+        if not self._unchanged(given, kept):  # a plain run of the copy inside, its code
+            raise SrcadError(  # then reading what that run changed (a safety net)
+                f"the derivative of {_name(self.plain)} ran it plainly on srcad's copies of "
+                "what it changes in place: the result could be of other values", **_where(
+                    self.plain), hint="return the new state instead of changing the argument"
+                " (return value, new_state), or use another transform (jacfwd, grad)")
         self.plain(*args, **kwargs)
         return out
+
+    def later(self, args, kwargs, call):
+        """``(plain(*args, **kwargs), then)``, ``then(*more)`` being ``call(pure,
+        args_copied, kwargs_copied, *more)`` on copies of what the arguments held before the
+        plain run: ``vjp``'s pullback, ``linearize``'s ``f_jvp``, which run ``f`` plainly for
+        its value first (that run is the plain run here: the value is Python's)."""
+        kept = self._kept(args, kwargs)
+
+        def then(*more):
+            return call(self.pure, *self._given(kept), *more)
+
+        return self.plain(*args, **kwargs), then
 
     def returning(self, make):
         """The derivative ``make(pure)`` makes, called through :meth:`run`."""
@@ -100,11 +110,38 @@ class State:
         def derivative(*args, **kwargs):
             return self.run(args, kwargs, lambda g, a, k: made(*a, **k))
 
-        derivative.__wrapped__ = made  # (srcad.source(derivative) shows made's code)
+        derivative.__wrapped__ = made  # (srcad.source(derivative): made's code, made_of)
         derivative.__srcad_state__ = State(self.plain, made, self.written, self.cells)
-        if hasattr(made, "__srcad__"):
-            derivative.__srcad__ = made.__srcad__
         return derivative
+
+    def _kept(self, args, kwargs):
+        """Copies of the arguments (those written into: copies; the others themselves) and of
+        the closure values written into, after the checks."""
+        bound = self._bound(args, kwargs)
+        self._check(bound)
+        memo = {}
+        return ({k: _copied(v, memo) if k in self.written else v
+                 for k, v in bound.arguments.items()},
+                [_copied(theirs.cell_contents, memo) for theirs, _ in self.cells])
+
+    def _unchanged(self, given, kept):
+        """Whether the copies ``given`` (:meth:`_given`) still hold what ``kept`` holds."""
+        now = self.signature.bind_partial(*given[0], **given[1]).arguments
+        return all(_equal(now[k], v) for k, v in kept[0].items() if k in self.written) and \
+            all(_equal(mine.cell_contents, v) for (_, mine), v in zip(self.cells, kept[1]))
+
+    def _given(self, kept):
+        """``(args, kwargs)`` for ``pure``: copies of ``kept`` (its closure cells holding
+        copies too, the same objects where they can be)."""
+        arguments, cells = kept
+        memo = {}
+        for value, (_, mine) in zip(cells, self.cells):
+            if not _refreshed(mine.cell_contents, value, memo):
+                mine.cell_contents = _copied(value, memo)
+        bound = self.signature.bind_partial()
+        bound.arguments.update({k: _copied(v, memo) if k in self.written else v
+                                for k, v in arguments.items()})
+        return bound.args, bound.kwargs
 
     def _bound(self, args, kwargs):
         try:
@@ -118,8 +155,8 @@ class State:
         where = _where(self.plain)
         if _draws(self.plain, 0, set()):
             raise MutationError(
-                f"{_name(self.plain)} changes what it is given ({', '.join(self.written)}) and "
-                "draws random numbers: srcad runs it plainly after its derivative, to leave the "
+                f"{_name(self.plain)} changes what it is given ({_names(self)}) and draws "
+                "random numbers: srcad runs it plainly after its derivative, to leave the "
                 "caller's objects as it would, and that run would draw other numbers", **where,
                 hint="draw the numbers outside and pass them, or return the new state (return "
                 "value, new_state) instead of changing the argument")
@@ -130,6 +167,45 @@ class State:
         for name, value, cell in _free_values(self.plain):
             _reach(value, f"the global (or closure) value {name}", seen, id(cell) in mine,
                    self.plain, where)
+
+
+def vjp(f, args, pulled, gradient, has_aux):
+    """``srcad.vjp(f, *args)`` of a function writing into what it is given: the plain run's
+    value (and aux), and a pullback on copies of what the arguments held
+    (:meth:`State.later`): for a number out, ``dy`` times ``gradient(pure, args, kwargs)``
+    (grad's code; srcad's vjp runs ``f`` plainly for the value first, which would change
+    the copies its code then reads), else ``pulled(pure, args, kwargs, dy)``, the copies put
+    back in place after that plain run."""
+    state = of(f)
+    out, then = state.later(args, {}, lambda g, a, k, dy: _pulled(g, a, k, dy))
+    value = out[0] if has_aux else out
+
+    def _pulled(g, a, k, dy):
+        if isinstance(value, (float, np.floating)) or np.ndim(value) == 0 and isinstance(
+                value, np.ndarray):
+            return _scaled(gradient(g, a, k), dy)
+        kept = _copied((a, k), {})
+        pullback = pulled(g, a, k)
+        _refreshed((a, k), kept, {})
+        return pullback(dy)
+
+    def pullback(dy):
+        return then(dy)
+
+    return (value, pullback, out[1]) if has_aux else (value, pullback)
+
+
+def _scaled(tree, dy):
+    """``tree`` (gradients: numbers, arrays, tuples, lists, dicts) times the number ``dy``."""
+    if isinstance(dy, (int, float)) and dy == 1.0:
+        return tree
+    if isinstance(tree, tuple):
+        return tuple(_scaled(t, dy) for t in tree)
+    if isinstance(tree, list):
+        return [_scaled(t, dy) for t in tree]
+    if isinstance(tree, dict):
+        return {k: _scaled(t, dy) for k, t in tree.items()}
+    return tree * dy
 
 
 def of(f):
@@ -213,6 +289,19 @@ def _copied(value, memo):
     return out
 
 
+def _equal(a, b):
+    """Whether ``a`` (a copy given) still holds what ``b`` (the copy kept) holds."""
+    if isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and a.shape == b.shape and bool(
+            np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(b, dict):
+        return isinstance(a, dict) and a.keys() == b.keys() and all(
+            _equal(a[k], b[k]) for k in b)
+    if isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_equal, a, b))
+    return a is b or type(a) is type(b) and isinstance(b, _ATOMS) and (a == b or a != a)
+
+
 def _reach(value, path, seen, written, f, where, depth=0):
     """Record the objects ``value`` is or holds (``seen``: key -> (path, written)); refuse
     one of an argument ``f`` writes into reached again (see the module's docstring)."""
@@ -272,6 +361,26 @@ def _draws(f, depth, done):
     return any(_draws(v, depth + 1, done) for _, v, _ in _free_values(f)
                if isinstance(v, types.FunctionType) and
                getattr(v, "__module__", None) == f.__module__)
+
+
+def _names(state):
+    code = state.plain.__code__
+    places = {id(cell): name for name, cell in zip(code.co_freevars,
+                                                   state.plain.__closure__ or ())}
+    return ", ".join(list(state.written) + [places[id(c)] for c, _ in state.cells])
+
+
+def mode_for(g, mode):
+    """The Jacobian's mode for ``g``: by columns (forward mode) for the copy of a function
+    itself (reverse mode runs it plainly for the value, changing the copies its rows read)."""
+    return "fwd" if hasattr(g, "__srcad_owned__") else mode
+
+
+def made_of(g):
+    """``g``, or for a derivative made here (:meth:`State.returning`), the derivative of the
+    copy it calls (what ``srcad.source`` shows)."""
+    state = getattr(g, "__srcad_state__", None)
+    return state.pure if isinstance(state, State) else g
 
 
 def _name(f):
