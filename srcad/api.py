@@ -6,8 +6,7 @@ per function, ``wrt`` and mode: it specialises the derivative on the kinds of it
 and caches each specialisation (see :mod:`srcad.specialise`). Forward-mode functions are
 cached here, by function, ``wrt`` and argument kinds.
 
-Imports ``srcad.specialise``, ``srcad.written_state`` (a function writing into what it is
-given), the pipeline and the layers below it.
+Imports ``srcad.specialise``, ``srcad.written_state``, the pipeline and the layers below it.
 """
 
 from __future__ import annotations
@@ -19,16 +18,7 @@ import weakref
 
 import numpy as np
 
-from . import (
-    aux_calls,
-    fast_calls,
-    jacobians_batched,
-    pipeline,
-    pytrees,
-    tree_calls,
-    tree_keys,
-    written_state,
-)
+from . import aux_calls, fast_calls, jacobians_batched, pipeline, pytrees, tree_calls, tree_keys
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import (
@@ -55,6 +45,7 @@ from .specialise import (
     resolve_wrt,
     transformed_of,
 )
+from .written_state import made_of, writer
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
@@ -116,8 +107,8 @@ def wrt_alias(wrt, argnums=None, argnum=None, default=0):
 
 
 def _made(f, wrt, mode, has_aux, backend="python"):
-    if written_state.of(f) is not None:  # f writes into what it is given: copies, f run after
-        return written_state.of(f).returning(lambda g: _made(g, wrt, mode, has_aux, backend))
+    if writer(f):  # f writes into what it is given: its copy differentiated, f run after
+        return writer(f).returning(lambda g: _made(g, wrt, mode, has_aux, backend))
     if mode.endswith("_holomorphic") and (backend != "python" or callable(f) and not
                                           is_transformed(f) and
                                           entry.takes_star_args(entry.target(f))):
@@ -210,9 +201,8 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         known = table.get(fast_calls.types_of(args)) if table is not None else None
         if known is not None:  # numbers and arrays of types seen before: no checks (its
             return known(args)  # pullback names what srcad reads for it, as below)
-    if written_state.of(f) is not None:  # f writes into what it is given (written_state)
-        return written_state.vjp(f, args, lambda g, a, k: vjp(g, *a, wrt=wrt)[1], lambda g, a, k: (
-            grad(g, tuple(range(len(a))) if wrt is None else wrt)(*a)), has_aux)
+    if writer(f):  # f writes into what it is given (srcad.written_state)
+        return writer(f).vjp(args, wrt, has_aux, vjp, grad)
     out = _vjp(f, args, wrt, has_aux, backend)
     if backend == "python":  # what srcad reads for the pullback in code it differentiates
         out[1].__srcad_vjp_of__ = (f, args, wrt, has_aux, out[0])
@@ -315,9 +305,8 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
         found = fast_calls.jvp_call(f, wrt, primals, tangents, backend)
         if found is not None:
             return found
-    if written_state.of(f) is not None:  # f writes into what it is given (written_state)
-        return written_state.of(f).run(tuple(primals), {}, lambda g, a, k: jvp(
-            g, a, tangents, wrt=wrt, backend=backend))
+    if writer(f):  # f writes into what it is given (srcad.written_state)
+        return writer(f).jvp(primals, tangents, wrt, backend, jvp)
     if backend != "python":
         _numba_allowed(f, False, backend)
     given, primals, tangents = f, tuple(primals), tuple(tangents)
@@ -527,7 +516,7 @@ def source(g, *example_args, callees=True):
                             "of arguments: give srcad.source example arguments")
         g = g.__srcad_for_count__(len(example_args)) if example_args else (
             next(iter(made.values())))
-    g = getattr(written_state.made_of(g), "__srcad_aux_of__", written_state.made_of(g))
+    g = getattr(made_of(g), "__srcad_aux_of__", made_of(g))
     if not is_transformed(g):
         raise TypeError(
             f"srcad.source expects a function made by srcad.grad/value_and_grad, got {g!r}; "
@@ -577,14 +566,12 @@ def _transform(f, wrt, mode, backend="python"):
 
 
 def _plain_wrt(wrt):
-    return type(wrt) in (int, str) or type(wrt) is tuple and all(
-        type(w) in (int, str) for w in wrt)
+    return type(wrt) in (int, str) or type(wrt) is tuple and all(type(w) in (int, str) for w in wrt)
 
 
 def clear_cache():
-    """Forget every generated function (they are made again on the next call): gradients,
-    forward-mode functions and the split parts of called helpers, and the lowered form of
-    every function read."""
+    """Forget every generated function (made again at the next call): gradients, forward-mode
+    functions, the split parts of called helpers, the lowered form of every function read."""
     with pipeline.LOCK:
         for t in list(ALL):
             t._cache.clear()

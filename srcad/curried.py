@@ -62,8 +62,8 @@ def linearize(f, *primals, wrt=None):
     code is made at the first call of ``f_jvp`` and cached; each call runs it again, primal
     part included (JAX keeps the primal values instead)."""
     primals = tuple(primals)
-    if written_state.of(f) is not None:  # f writes into what it is given: copies, f run after
-        return written_state.of(f).later(primals, {}, lambda g, a, k, *tangents: api.jvp(
+    if written_state.writer(f) is not None:  # f writes into what it is given: copies, f run after
+        return written_state.writer(f).later(primals, {}, lambda g, a, k, *tangents: api.jvp(
             g, a, tangents, wrt=wrt)[1])
 
     def f_jvp(*tangents):

@@ -102,6 +102,34 @@ class State:
 
         return self.plain(*args, **kwargs), then
 
+    def vjp(self, args, wrt, has_aux, vjp, grad):
+        """``srcad.vjp(f, *args)`` (``vjp``, ``grad``: srcad's): the plain run's value (and
+        aux), and a pullback on copies of what the arguments held (:meth:`later`): for a
+        number out, ``dy`` times the gradient (grad's code: srcad's vjp runs ``f`` plainly for
+        the value first, which would change the copies its code then reads), else the
+        pullback of the copy's vjp, the copies put back as they were after that plain run."""
+        out, then = self.later(args, {}, lambda g, a, k, dy: pulled(g, a, dy))
+        value = out[0] if has_aux else out
+
+        def pulled(g, a, dy):
+            if isinstance(value, (float, np.floating)) or isinstance(
+                    value, np.ndarray) and value.ndim == 0:
+                return _scaled(grad(g, tuple(range(len(a))) if wrt is None else wrt)(*a), dy)
+            kept = _copied(a, {})
+            pullback = vjp(g, *a, wrt=wrt)[1]
+            _refreshed(a, kept, {})
+            return pullback(dy)
+
+        def pullback(dy):
+            return then(dy)
+
+        return (value, pullback, out[1]) if has_aux else (value, pullback)
+
+    def jvp(self, primals, tangents, wrt, backend, jvp):
+        """``srcad.jvp(f, primals, tangents)`` (``jvp``: srcad's), through :meth:`run`."""
+        return self.run(tuple(primals), {}, lambda g, a, k: jvp(g, a, tangents, wrt=wrt,
+                                                                backend=backend))
+
     def returning(self, make):
         """The derivative ``make(pure)`` makes, called through :meth:`run`."""
         made = make(self.pure)
@@ -169,32 +197,6 @@ class State:
                    self.plain, where)
 
 
-def vjp(f, args, pulled, gradient, has_aux):
-    """``srcad.vjp(f, *args)`` of a function writing into what it is given: the plain run's
-    value (and aux), and a pullback on copies of what the arguments held
-    (:meth:`State.later`): for a number out, ``dy`` times ``gradient(pure, args, kwargs)``
-    (grad's code; srcad's vjp runs ``f`` plainly for the value first, which would change
-    the copies its code then reads), else ``pulled(pure, args, kwargs, dy)``, the copies put
-    back in place after that plain run."""
-    state = of(f)
-    out, then = state.later(args, {}, lambda g, a, k, dy: _pulled(g, a, k, dy))
-    value = out[0] if has_aux else out
-
-    def _pulled(g, a, k, dy):
-        if isinstance(value, (float, np.floating)) or np.ndim(value) == 0 and isinstance(
-                value, np.ndarray):
-            return _scaled(gradient(g, a, k), dy)
-        kept = _copied((a, k), {})
-        pullback = pulled(g, a, k)
-        _refreshed((a, k), kept, {})
-        return pullback(dy)
-
-    def pullback(dy):
-        return then(dy)
-
-    return (value, pullback, out[1]) if has_aux else (value, pullback)
-
-
 def _scaled(tree, dy):
     """``tree`` (gradients: numbers, arrays, tuples, lists, dicts) times the number ``dy``."""
     if isinstance(dy, (int, float)) and dy == 1.0:
@@ -208,7 +210,7 @@ def _scaled(tree, dy):
     return tree * dy
 
 
-def of(f):
+def writer(f):
     """The :class:`State` of a function writing into what it is given (or of a derivative
     of one made here), else None."""
     state = getattr(f, "__srcad_state__", None)
