@@ -48,6 +48,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import sys
 import types
 import weakref
 
@@ -62,6 +63,7 @@ _STATES = weakref.WeakKeyDictionary()  # function -> its State, or False (writes
 _SAMPLERS = frozenset({"normal", "uniform", "choice", "shuffle", "permutation", "integers",
                        "standard_normal", "binomial", "poisson", "exponential",
                        "multivariate_normal", "dirichlet", "seed", "gauss", "sample"})
+_WATCHED = 2  # the calls of a derivative watched for a plain run of the copy (State.run)
 _DEPTH = 4  # how deep through the functions it calls randomness is looked for
 
 
@@ -74,19 +76,26 @@ class State:
         self.plain, self.pure, self.written = plain, pure, written
         self.cells = cells  # (the plain function's cell, the copy's cell) of each closure
         self.signature = inspect.signature(plain)  # value written into
+        self.watched = 0  # calls watched for a plain run of the copy (_WATCHED)
 
     def run(self, args, kwargs, call):
         """``call(pure, args_copied, kwargs_copied)``, then ``plain(*args, **kwargs)`` once;
         what ``call`` returns."""
         kept = self._kept(args, kwargs)
         given = self._given(kept)
-        out = call(self.pure, *given)
-        if not self._unchanged(given, kept):  # a plain run of the copy inside, its code
-            raise SrcadError(  # then reading what that run changed (a safety net)
-                f"the derivative of {_name(self.plain)} ran it plainly on srcad's copies of "
-                "what it changes in place: the result could be of other values", **_where(
-                    self.plain), hint="return the new state instead of changing the argument"
-                " (return value, new_state), or use another transform (jacfwd, grad)")
+        if self.watched >= _WATCHED:
+            out = call(self.pure, *given)
+        else:  # the first calls: does the transform run the copy plainly (on the copies its
+            self.watched += 1  # code then reads, changed)? A safety net: none is known
+            out, ran = _watching(getattr(self.pure, "__code__", None), lambda: call(
+                self.pure, *given))
+            if ran:
+                raise SrcadError(
+                    f"this derivative of {_name(self.plain)} runs it plainly on srcad's copies "
+                    "of what it changes in place, then reads them: the result could be of "
+                    "other values", **_where(self.plain), hint="return the new state instead "
+                    "of changing the argument (return value, new_state), or use another "
+                    "transform (jacfwd, grad)")
         self.plain(*args, **kwargs)
         return out
 
@@ -114,7 +123,8 @@ class State:
         def pulled(g, a, dy):
             if isinstance(value, (float, np.floating)) or isinstance(
                     value, np.ndarray) and value.ndim == 0:
-                return _scaled(grad(g, tuple(range(len(a))) if wrt is None else wrt)(*a), dy)
+                made = grad(g, tuple(range(len(a))) if wrt is None else wrt, has_aux=has_aux)
+                return _scaled(made(*a)[0] if has_aux else made(*a), dy)
             kept = _copied(a, {})
             pullback = vjp(g, *a, wrt=wrt)[1]
             _refreshed(a, kept, {})
@@ -151,12 +161,6 @@ class State:
         return ({k: _copied(v, memo) if k in self.written else v
                  for k, v in bound.arguments.items()},
                 [_copied(theirs.cell_contents, memo) for theirs, _ in self.cells])
-
-    def _unchanged(self, given, kept):
-        """Whether the copies ``given`` (:meth:`_given`) still hold what ``kept`` holds."""
-        now = self.signature.bind_partial(*given[0], **given[1]).arguments
-        return all(_equal(now[k], v) for k, v in kept[0].items() if k in self.written) and \
-            all(_equal(mine.cell_contents, v) for (_, mine), v in zip(self.cells, kept[1]))
 
     def _given(self, kept):
         """``(args, kwargs)`` for ``pure``: copies of ``kept`` (its closure cells holding
@@ -291,17 +295,21 @@ def _copied(value, memo):
     return out
 
 
-def _equal(a, b):
-    """Whether ``a`` (a copy given) still holds what ``b`` (the copy kept) holds."""
-    if isinstance(b, np.ndarray):
-        return isinstance(a, np.ndarray) and a.shape == b.shape and bool(
-            np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
-    if isinstance(b, dict):
-        return isinstance(a, dict) and a.keys() == b.keys() and all(
-            _equal(a[k], b[k]) for k in b)
-    if isinstance(b, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(map(_equal, a, b))
-    return a is b or type(a) is type(b) and isinstance(b, _ATOMS) and (a == b or a != a)
+def _watching(code, call):
+    """``(call(), whether the code object ``code`` ran meanwhile)`` (``sys.setprofile``)."""
+    ran = []
+
+    def seen(frame, event, arg):
+        if event == "call" and frame.f_code is code:
+            ran.append(True)
+
+    before = sys.getprofile()
+    sys.setprofile(seen)
+    try:
+        out = call()
+    finally:
+        sys.setprofile(before)
+    return out, bool(ran)
 
 
 def _reach(value, path, seen, written, f, where, depth=0):

@@ -299,3 +299,33 @@ def test_refused(case):
     assert "hint" in str(info.value)
     assert case == "in_code" or isinstance(info.value, MutationError)
     np.testing.assert_array_equal(state["m"], np.zeros(3))  # refused before anything ran
+
+
+def _formerly_refused():
+    """tests/test_mutation.py's programs writing into their argument, refused before."""
+    from test_mutation import (add_argument, list_argument_append, sort_argument,
+                               write_argument, write_argument_view, write_into_dict_argument)
+    return [(write_argument, ()), (add_argument, ()), (write_argument_view, ()),
+            (sort_argument, ()), (list_argument_append, ([1.0],)),
+            (write_into_dict_argument, ({"w": np.ones(3)},))]
+
+
+@pytest.mark.parametrize("k", range(6))
+def test_formerly_refused(k):
+    """The gradient at the values given (central differences on copies), the arguments left
+    as the plain run leaves them; a write into an array a dict holds, whose dtype the code is
+    not made for, is refused as a write that may round (its own message)."""
+    f, extra = _formerly_refused()[k]
+    x = np.array([0.3, -0.7, 1.1])
+    if f.__name__ == "write_into_dict_argument":
+        with pytest.raises(SrcadError, match="integers or booleans"):
+            srcad.grad(f)(x.copy(), *copy.deepcopy(extra))
+        return
+    mine, theirs = (x.copy(),) + copy.deepcopy(extra), (x.copy(),) + copy.deepcopy(extra)
+    got = srcad.grad(f)(*mine)
+    want = np.array([(f(x + e, *copy.deepcopy(extra)) - f(x - e, *copy.deepcopy(extra))) / 2e-6
+                     for e in np.eye(3) * 1e-6])
+    f(*theirs)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    for a, b in zip(theirs, mine):
+        _same_state(a, b) if isinstance(a, list) else np.testing.assert_array_equal(b, a)
