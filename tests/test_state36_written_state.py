@@ -303,8 +303,14 @@ def test_refused(case):
 
 def _formerly_refused():
     """tests/test_mutation.py's programs writing into their argument, refused before."""
-    from test_mutation import (add_argument, list_argument_append, sort_argument,
-                               write_argument, write_argument_view, write_into_dict_argument)
+    from test_mutation import (
+        add_argument,
+        list_argument_append,
+        sort_argument,
+        write_argument,
+        write_argument_view,
+        write_into_dict_argument,
+    )
     return [(write_argument, ()), (add_argument, ()), (write_argument_view, ()),
             (sort_argument, ()), (list_argument_append, ([1.0],)),
             (write_into_dict_argument, ({"w": np.ones(3)},))]
