@@ -335,3 +335,43 @@ def test_formerly_refused(k):
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     for a, b in zip(theirs, mine):
         _same_state(a, b) if isinstance(a, list) else np.testing.assert_array_equal(b, a)
+
+
+def _sgd(ps, gs, lr):
+    for i in range(len(ps)):
+        ps[i] = ps[i] - lr * gs[i]
+
+
+def list_helper(w, ps):  # tests/test_outside26_changed_lists.py's "argument", refused before
+    _sgd(ps, [w, w], 0.1)
+    return np.sum(ps[0] * w)
+
+
+def dict_augmented(d, x):  # tests/test_forms35_copied_items.py's, refused before (wrt d and x)
+    d["w"] += x
+    return np.sum(d["w"] * x)
+
+
+@pytest.mark.parametrize("f", [list_helper, dict_augmented], ids=lambda f: f.__name__)
+def test_containers_given(f):
+    """The caller's list or dict (its arrays changed in place by ``+=``) as the plain run
+    leaves it, the gradient at the values given (central differences on copies)."""
+    start = [X.copy(), X * 2.0] if f is list_helper else {"w": X * 0.5}
+    first, arg = (X, start) if f is list_helper else (start, X)
+    mine, theirs = copy.deepcopy((first, arg)), copy.deepcopy((first, arg))
+    held = mine[1][0] if f is list_helper else mine[0]["w"]
+    wrt = 0 if f is list_helper else 1
+    got = srcad.grad(f, wrt=wrt)(*mine)
+    f(*theirs)
+
+    def at(y):
+        a = list(copy.deepcopy((first, arg)))
+        a[wrt] = y
+        return f(*a)
+
+    want = np.array([(at(X + e) - at(X - e)) / 2e-6 for e in np.eye(3) * 1e-6])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    _same_state(theirs[1] if f is list_helper else theirs[0],
+                mine[1] if f is list_helper else mine[0])
+    if f is dict_augmented:  # the array itself changed, as Python's += does
+        assert mine[0]["w"] is held
