@@ -77,13 +77,16 @@ class State:
         self.cells = cells  # (the plain function's cell, the copy's cell) of each closure
         self.signature = inspect.signature(plain)  # value written into
         self.watched = 0  # calls watched for a plain run of the copy (_WATCHED)
+        self.draws = None  # whether it may draw random numbers (_draws), at the first call
+        self.positional = tuple(p.name for p in self.signature.parameters.values() if p.kind in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))  # (a call binding them only: fast)
 
     def run(self, args, kwargs, call):
         """``call(pure, args_copied, kwargs_copied)``, then ``plain(*args, **kwargs)`` once;
         what ``call`` returns."""
         kept = self._kept(args, kwargs)
-        given = self._given(kept)
-        if self.watched >= _WATCHED:
+        given = self._given(kept, again=False)
+        if self.watched >= _WATCHED or sys.getprofile() is not None:  # (a profiler's own)
             out = call(self.pure, *given)
         else:  # the first calls: does the transform run the copy plainly (on the copies its
             self.watched += 1  # code then reads, changed)? A safety net: none is known
@@ -155,37 +158,47 @@ class State:
     def _kept(self, args, kwargs):
         """Copies of the arguments (those written into: copies; the others themselves) and of
         the closure values written into, after the checks."""
-        bound = self._bound(args, kwargs)
-        self._check(bound)
+        arguments = self._bound(args, kwargs)
+        self._check(arguments)
         memo = {}
         return ({k: _copied(v, memo) if k in self.written else v
-                 for k, v in bound.arguments.items()},
+                 for k, v in arguments.items()},
                 [_copied(theirs.cell_contents, memo) for theirs, _ in self.cells])
 
-    def _given(self, kept):
-        """``(args, kwargs)`` for ``pure``: copies of ``kept`` (its closure cells holding
-        copies too, the same objects where they can be)."""
+    def _given(self, kept, again=True):
+        """``(args, kwargs)`` for ``pure``: ``kept``'s (``again``: copies of them), its
+        closure cells holding copies too, the same objects where they can be."""
         arguments, cells = kept
         memo = {}
         for value, (_, mine) in zip(cells, self.cells):
             if not _refreshed(mine.cell_contents, value, memo):
                 mine.cell_contents = _copied(value, memo)
+        if again:
+            arguments = {k: _copied(v, memo) if k in self.written else v
+                         for k, v in arguments.items()}
+        if len(arguments) == len(self.positional) and all(
+                a == b for a, b in zip(arguments, self.positional)):
+            return tuple(arguments.values()), {}
         bound = self.signature.bind_partial()
-        bound.arguments.update({k: _copied(v, memo) if k in self.written else v
-                                for k, v in arguments.items()})
+        bound.arguments.update(arguments)
         return bound.args, bound.kwargs
 
     def _bound(self, args, kwargs):
+        """The arguments by parameter name (``inspect.BoundArguments.arguments``)."""
+        if not kwargs and len(args) == len(self.positional):
+            return dict(zip(self.positional, args))
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError:
             self.plain(*args, **kwargs)  # Python's own error for the call
             raise
-        return bound
+        return bound.arguments
 
-    def _check(self, bound):
+    def _check(self, arguments):
         where = _where(self.plain)
-        if _draws(self.plain, 0, set()):
+        if self.draws is None:
+            self.draws = _draws(self.plain, 0, set())
+        if self.draws:
             raise MutationError(
                 f"{_name(self.plain)} changes what it is given ({_names(self)}) and draws "
                 "random numbers: srcad runs it plainly after its derivative, to leave the "
@@ -194,7 +207,7 @@ class State:
                 "value, new_state) instead of changing the argument")
         seen = {}
         mine = {id(theirs) for theirs, _ in self.cells}
-        for name, value in bound.arguments.items():
+        for name, value in arguments.items():
             _reach(value, name, seen, name in self.written, self.plain, where)
         for name, value, cell in _free_values(self.plain):
             _reach(value, f"the global (or closure) value {name}", seen, id(cell) in mine,
@@ -303,12 +316,11 @@ def _watching(code, call):
         if event == "call" and frame.f_code is code:
             ran.append(True)
 
-    before = sys.getprofile()
     sys.setprofile(seen)
     try:
         out = call()
     finally:
-        sys.setprofile(before)
+        sys.setprofile(None)
     return out, bool(ran)
 
 
