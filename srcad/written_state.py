@@ -340,10 +340,12 @@ def _reach(value, path, seen, written, f, where, depth=0):
         if key in seen and (written or seen[key][1]):
             first = seen[key][0]
             raise MutationError(
-                f"{_name(f)} changes what it is given in place, and {path} and {first} may "
-                "be the same object or share memory: srcad differentiates it on copies of "
-                "the objects it changes, where Python changes both", **where,
-                hint="pass a copy for one of them (write .copy() after it)")
+                f"{_name(f)} changes what it is given in place, and what it changes is also "
+                f"reached through {path} and {first} (the same object, or sharing memory): "
+                "srcad differentiates it on copies of the objects it changes, where Python "
+                "changes both", **where,
+                hint="pass a copy for one of them (write .copy() after it): each object the "
+                "function changes reached through one argument alone")
         seen.setdefault(key, (path, written))
     items = value.values() if isinstance(value, dict) else value if isinstance(
         value, (list, tuple)) else ()

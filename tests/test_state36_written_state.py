@@ -375,3 +375,21 @@ def test_containers_given(f):
                 mine[1] if f is list_helper else mine[0])
     if f is dict_augmented:  # the array itself changed, as Python's += does
         assert mine[0]["w"] is held
+
+
+def appends(x, history):
+    history.append(float(np.sum(x * x)))
+    return np.sum(x * x)
+
+
+def test_a_differentiated_list_changed_is_refused():
+    """A list (or dict) given as wrt and changed in place: its gradient is of the value it
+    held when called, srcad's code would give the structure it has after (two items for
+    one: a wrong gradient in this branch's first version). An array's writes keep its shape:
+    differentiated (own_argument above)."""
+    history = [1.0]
+    with pytest.raises(MutationError, match="differentiated"):
+        srcad.grad(appends, wrt=1)(X, history)
+    assert history == [1.0]
+    np.testing.assert_allclose(srcad.grad(appends)(X, history), 2.0 * X)
+    assert history == [1.0, pytest.approx(float(np.sum(X * X)))]

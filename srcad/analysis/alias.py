@@ -129,6 +129,7 @@ def check(fn, analysis, callee=False):
             memory = aliases.mem(obj, aliases.held) - memory
         mine = mine or (label(target) if target else label(obj.name) if isinstance(
             obj, ir.Var) else "y")
+        written_back.refuse_wrt_owned(stmt, memory, owned, analysis, refuse, what)
         outside = sorted((t for t in memory if t[0] in ("arg", "global")
                           and not (callee and t[0] == "arg") and not (
                               t[1] in owned or t[1] in owned_ids)), key=repr)  # ("global", "?")
@@ -255,6 +256,7 @@ def check(fn, analysis, callee=False):
         _iterated(stmt, obj, aliases, loops, refuse, what, label, target)
         if isinstance(stmt, ir.Assign) and target is None:
             memory = aliases.mem(obj, aliases.own)  # ys.append(v): the object itself changes
+            written_back.refuse_wrt_owned(stmt, memory, owned, analysis, refuse, what)
             outside = [t for t in memory if t[0] in ("arg", "global") and not (
                 t[1] in owned or t[1] in owned_ids)]
             if outside and not _recorded(fn, analysis, stmt, outside, callee, refuse):

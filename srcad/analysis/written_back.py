@@ -59,6 +59,21 @@ def owned_params(fn):
     return getattr(func, "__srcad_owned__", frozenset()), frozenset(ids)
 
 
+def refuse_wrt_owned(stmt, memory, owned, analysis, refuse, what):
+    """Refuse a write into a list or dict parameter that is differentiated (``wrt``) and
+    :func:`owned_params`' (``history.append(v)`` with ``grad(f, wrt=1)``): its gradient has
+    the structure the argument had when called, srcad's code would give the one it has after
+    (a length, keys, an order changed). An array's writes keep its shape: differentiated."""
+    for token in memory:
+        p = token[1] if token[0] == "arg" else None
+        if p in owned and p in analysis.wrt and analysis.kind(ir.Var(p)) != ARRAY:
+            refuse(stmt, f"{what} changes the argument {p}, which is differentiated (wrt), in "
+                   "place: its gradient is of the value it holds when called, and srcad's "
+                   "would have the structure it has after", "differentiate with respect to "
+                   f"the other arguments, or work on a copy ({p} = list({p}) or dict({p}) "
+                   "first)")
+
+
 def _ids(value, ids):
     if isinstance(value, (dict, list, tuple, np.ndarray)) and id(value) not in ids:
         ids.add(id(value))
