@@ -153,9 +153,8 @@ def test_recorded_through_a_function_called(tmp_path):
             "def f(x, history):\n    loss = np.sum(x * x)\n    log(history, loss)\n"
             "    return loss\n\n\n"
             "def g(x, history):\n    history.append(float(x[0]))\n    return x[1] * history[-1]\n")
-    f = load(tmp_path, "r17_callee", text, modules=(np,))
-    g = f.__globals__["g"]
-    for f, want in ((f, 2.0 * X), (g, np.array([X[1], X[0], 0.0]))):
+    made = load(tmp_path, "r17_callee", text, modules=(np,))
+    for f, want in ((made, 2.0 * X), (made.__globals__["g"], np.array([X[1], X[0], 0.0]))):
         got, plain = [], []
         np.testing.assert_allclose(srcad.grad(f)(X, got), want, rtol=1e-12)
         f(X, plain)
