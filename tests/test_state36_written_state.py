@@ -393,3 +393,22 @@ def test_a_differentiated_list_changed_is_refused():
     assert history == [1.0]
     np.testing.assert_allclose(srcad.grad(appends)(X, history), 2.0 * X)
     assert history == [1.0, pytest.approx(float(np.sum(X * X)))]
+
+
+def _upd_arr(a, x):
+    a[0] = x[0] * 2.0
+    a[1:] += x[1:]
+
+
+def own_copy_unread(x, a):  # forms35's: refused as "update_fields(...) called for its effect"
+    b = a.copy()
+    _upd_arr(b, x)
+    return np.sum(x * x)
+
+
+def test_a_call_changing_only_its_own_copy():
+    a = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(srcad.grad(own_copy_unread)(X, a), 2.0 * X)
+    np.testing.assert_array_equal(a, [1.0, 2.0, 3.0])
+    _, tangent = srcad.jvp(own_copy_unread, (X, a), (ONES,), wrt=(0,))
+    assert tangent == pytest.approx(float(np.dot(2.0 * X, ONES)))
