@@ -52,23 +52,51 @@ def params_written(f, depth=0):
 def _written_names(f, names, depth, bound=False):
     """Which of ``names`` (free names, or with ``bound`` parameters, which the function may
     bind again) ``f``'s text may write into."""
-    try:
-        src = source_module.read(f)
-    except Exception:  # noqa: BLE001 - no source: nothing known (the analysis refuses)
+    uses = _uses(f, tuple(names), bound)
+    if uses is None:
         return ()
-    fdef = src.node
+    cells = zip(f.__code__.co_freevars, f.__closure__ or ())
+    space = ({n: c.cell_contents for n, c in cells if _filled(c)}, f.__globals__)
+    return tuple(name for name, (local, found) in uses.items()
+                 if any(_writes(space, use, local, depth) for use in found))
+
+
+#: (code object, names, bound) -> (code, {name: (local names, uses)}): what the text alone
+#: says, read once per code object (a lambda made again each call is read once)
+_USES = {}
+
+
+def _uses(f, names, bound):
+    code = getattr(f, "__code__", None)
+    key = (id(code), names, bound)
+    known = _USES.get(key)
+    if known is not None and known[0] is code:
+        return known[1]
+    try:
+        fdef = source_module.read(f).node
+    except Exception:  # noqa: BLE001 - no source: nothing known (the analysis refuses)
+        return None
     nodes = _own(fdef)
     parents = {c: n for n in nodes for c in gast.iter_child_nodes(n)}
     local = passed_calls.bound_names(fdef)
-    found = []
+    out = {}
     for name in names:
         if name in local and not bound:
             continue
         shared = _views_of(name, nodes, parents)
-        if any(isinstance(n, gast.Name) and n.id in shared and _writes(
-                src, _spread(n, parents) or _use(n, parents), local, depth) for n in nodes):
-            found.append(name)
-    return tuple(found)
+        out[name] = (local, [_spread(n, parents) or _use(n, parents) for n in nodes
+                             if isinstance(n, gast.Name) and n.id in shared])
+    if len(_USES) >= 4096:
+        _USES.clear()
+    _USES[key] = (code, out)
+    return out
+
+
+def _filled(cell):
+    try:
+        return cell.cell_contents is not _filled or True
+    except ValueError:  # (a name the closure has not bound yet)
+        return False
 
 
 def _spread(node, parents):
@@ -88,11 +116,11 @@ def _holds_objects(cell):
     return isinstance(value, (list, dict, tuple, np.ndarray))
 
 
-def _writes(src, use, local, depth):
+def _writes(space, use, local, depth):
     if use is True or use is False:
         return use
     func, first, starred, position = use
-    callee = _resolve(src, func, local)
+    callee = _resolve(space, func, local)
     if any(callee is w for w in _WRITERS):
         return first
     if not passed_calls.callee_function(callee):
@@ -104,15 +132,16 @@ def _writes(src, use, local, depth):
     return position < len(inner) and inner[position] in written
 
 
-def _resolve(src, node, local):
-    """The object the name or dotted name ``node`` refers to (not recorded), else None."""
+def _resolve(space, node, local):
+    """The object the name or dotted name ``node`` refers to in ``space`` (the function's
+    closure values, its globals; not recorded), else None."""
     path = []
     while isinstance(node, gast.Attribute):
         path.insert(0, node.attr)
         node = node.value
     if not isinstance(node, gast.Name) or node.id in local:
         return None
-    value = src.closure.get(node.id, src.globals.get(node.id))
+    value = space[0].get(node.id, space[1].get(node.id))
     for attr in path:
         value = getattr(value, attr, None)
     return value
