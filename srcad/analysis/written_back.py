@@ -67,11 +67,11 @@ def refuse_wrt_owned(stmt, memory, owned, analysis, refuse, what):
     for token in memory:
         p = token[1] if token[0] == "arg" else None
         if p in owned and p in analysis.wrt and analysis.kind(ir.Var(p)) != ARRAY:
-            refuse(stmt, f"{what} changes the argument {p}, which is differentiated (wrt), in "
-                   "place: its gradient is of the value it holds when called, and srcad's "
-                   "would have the structure it has after", "differentiate with respect to "
-                   f"the other arguments, or work on a copy ({p} = list({p}) or dict({p}) "
-                   "first)")
+            refuse(stmt, f"{what} changes the argument {p} in place, and {p} is "
+                   "differentiated (wrt): its gradient is of the value it holds when called, "
+                   "srcad's would be of what it holds after", "differentiate with respect to "
+                   f"the other arguments, or change a copy: {p} = list({p}) (or dict({p})) "
+                   "for the container itself, .copy() of an array it holds")
 
 
 def _ids(value, ids):
