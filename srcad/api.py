@@ -6,7 +6,7 @@ per function, ``wrt`` and mode: it specialises the derivative on the kinds of it
 and caches each specialisation (see :mod:`srcad.specialise`). Forward-mode functions are
 cached here, by function, ``wrt`` and argument kinds.
 
-Imports ``srcad.specialise``, the pipeline and the layers below it.
+Imports ``srcad.specialise``, ``srcad.written_state``, the pipeline and the layers below it.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ from .specialise import (
     prepare,
     resolve_wrt,
     transformed_of,
+    wrt_alias,
 )
+from .written_state import made_of, writer
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
@@ -94,18 +96,9 @@ def value_and_grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=F
     return _made(f, wrt, mode, has_aux, backend)
 
 
-def wrt_alias(wrt, argnums=None, argnum=None, default=0):
-    """``wrt``, or what JAX's ``argnums`` or autograd's ``argnum`` give in its place (a list
-    read as a tuple)."""
-    given = [a for a in (argnums, argnum) if a is not None]
-    if not given:
-        return wrt
-    if len(given) > 1 or wrt != default:
-        raise TypeError("give wrt, argnums or argnum, not more than one")
-    return tuple(given[0]) if isinstance(given[0], list) else given[0]
-
-
 def _made(f, wrt, mode, has_aux, backend="python"):
+    if writer(f):  # f writes into what it is given: its copy differentiated, f run after
+        return writer(f).returning(lambda g: _made(g, wrt, mode, has_aux, backend))
     if mode.endswith("_holomorphic") and (backend != "python" or callable(f) and not
                                           is_transformed(f) and
                                           entry.takes_star_args(entry.target(f))):
@@ -198,6 +191,8 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         known = table.get(fast_calls.types_of(args)) if table is not None else None
         if known is not None:  # numbers and arrays of types seen before: no checks (its
             return known(args)  # pullback names what srcad reads for it, as below)
+    if writer(f):  # f writes into what it is given (srcad.written_state)
+        return writer(f).vjp(args, wrt, has_aux, vjp, grad)
     out = _vjp(f, args, wrt, has_aux, backend)
     if backend == "python":  # what srcad reads for the pullback in code it differentiates
         out[1].__srcad_vjp_of__ = (f, args, wrt, has_aux, out[0])
@@ -300,6 +295,8 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
         found = fast_calls.jvp_call(f, wrt, primals, tangents, backend)
         if found is not None:
             return found
+    if writer(f):  # f writes into what it is given (srcad.written_state)
+        return writer(f).jvp(primals, tangents, wrt, backend, jvp)
     if backend != "python":
         _numba_allowed(f, False, backend)
     given, primals, tangents = f, tuple(primals), tuple(tangents)
@@ -513,7 +510,7 @@ def source(g, *example_args, callees=True):
                             "of arguments: give srcad.source example arguments")
         g = g.__srcad_for_count__(len(example_args)) if example_args else (
             next(iter(made.values())))
-    g = getattr(g, "__srcad_aux_of__", g)
+    g = getattr(made_of(g), "__srcad_aux_of__", made_of(g))
     if not is_transformed(g):
         raise TypeError(
             f"srcad.source expects a function made by srcad.grad/value_and_grad, got {g!r}; "
@@ -563,14 +560,12 @@ def _transform(f, wrt, mode, backend="python"):
 
 
 def _plain_wrt(wrt):
-    return type(wrt) in (int, str) or type(wrt) is tuple and all(
-        type(w) in (int, str) for w in wrt)
+    return type(wrt) in (int, str) or type(wrt) is tuple and all(type(w) in (int, str) for w in wrt)
 
 
 def clear_cache():
-    """Forget every generated function (they are made again on the next call): gradients,
-    forward-mode functions and the split parts of called helpers, and the lowered form of
-    every function read."""
+    """Forget every generated function (made again at the next call): gradients, forward-mode
+    functions, the split parts of called helpers, the lowered form of every function read."""
     with pipeline.LOCK:
         for t in list(ALL):
             t._cache.clear()

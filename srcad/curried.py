@@ -12,14 +12,14 @@ Each function :func:`make_vjp` and :func:`make_jvp` return carries ``__srcad_cur
   ``(v)`` is a call of ``srcad.jvp`` with the primals and tangent built there
   (``srcad.nested.JvpOf``).
 
-Imports :mod:`srcad.api` and :mod:`srcad.runtime`.
+Imports :mod:`srcad.api`, :mod:`srcad.written_state` and :mod:`srcad.runtime`.
 """
 
 from __future__ import annotations
 
 import functools
 
-from . import api
+from . import api, written_state
 from .runtime.derivatives import made_function
 
 
@@ -62,6 +62,9 @@ def linearize(f, *primals, wrt=None):
     code is made at the first call of ``f_jvp`` and cached; each call runs it again, primal
     part included (JAX keeps the primal values instead)."""
     primals = tuple(primals)
+    if written_state.writer(f) is not None:  # f writes into what it is given: copies, f run after
+        return written_state.writer(f).later(primals, {}, lambda g, a, k, *tangents: api.jvp(
+            g, a, tangents, wrt=wrt)[1])
 
     def f_jvp(*tangents):
         return api.jvp(f, primals, tangents, wrt=wrt)[1]

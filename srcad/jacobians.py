@@ -11,7 +11,8 @@ directly, so a call costs the passes it needs and little more.
 Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``),
 :mod:`srcad.backend.dispatch_fronts` (the function returned), :mod:`srcad.jacobian_trees`
 (forward mode over trees), :mod:`srcad.tree_jacobians` (trees' Jacobians kept by
-structure) and ``srcad.specialise`` (its own layer), ``srcad.core`` and
+structure), :mod:`srcad.written_state` (a function writing into what it is given) and
+``srcad.specialise`` (its own layer), ``srcad.core`` and
 ``srcad.errors``.
 """
 
@@ -34,6 +35,7 @@ from . import (
     pipeline,
     pytrees,
     tree_jacobians,
+    written_state,
 )
 from . import jacobian_leaves as leaves
 from .backend import dispatch_fronts
@@ -60,6 +62,9 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
     wrt = api.wrt_alias(wrt, argnums, argnum)
+    if written_state.writer(f) is not None:  # f writes into what it is given: copies, f run after
+        return written_state.writer(f).returning(lambda g: jacobian(g, wrt, written_state.mode_for(
+            g, mode), backend=backend))
     if backend != "python":
         api._numba_allowed(f, False, backend)
         if mode != "fwd":
@@ -122,6 +127,8 @@ def hessian(f, wrt=0, mode="fwd", *, argnums=None, argnum=None):
     ``mode="rev"`` differentiates the gradient in reverse mode again. ``argnums``/``argnum``:
     other names for ``wrt``, as in :func:`srcad.grad`."""
     wrt = api.wrt_alias(wrt, argnums, argnum)
+    if written_state.writer(f) is not None:  # f writes into what it is given: copies, f run after
+        return written_state.writer(f).returning(lambda g: hessian(g, wrt, mode))
     grad_f = api.grad(f, wrt=wrt)
     star_of = getattr(grad_f, "__srcad_for_count__", None)
     if star_of is None:
@@ -210,6 +217,8 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         raise TypeError("hvp(f, x, v) takes the point x and the vector v (or neither: "
                         "hvp(f)(*args, v))")
     args = x if isinstance(x, tuple) else (x,)
+    if written_state.writer(f) is not None:  # f writes into what it is given: copies, f run after
+        return written_state.writer(f).run(args, {}, lambda g, a, k: hvp(g, a, v, wrt=wrt))
     plain = type(wrt) is int or type(wrt) is str
     found = fast_calls.hvp(f, wrt, args, v) if plain else None
     if found is not None:  # numbers of types seen before

@@ -419,6 +419,17 @@ def _n_required(f):
                if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
+def wrt_alias(wrt, argnums=None, argnum=None, default=0):
+    """``wrt``, or what JAX's ``argnums`` or autograd's ``argnum`` give in its place (a list
+    read as a tuple)."""
+    given = [a for a in (argnums, argnum) if a is not None]
+    if not given:
+        return wrt
+    if len(given) > 1 or wrt != default:
+        raise TypeError("give wrt, argnums or argnum, not more than one")
+    return tuple(given[0]) if isinstance(given[0], list) else given[0]
+
+
 def resolve_wrt(f, wrt):
     code = getattr(f, "__code__", None)
     filename = code.co_filename if code else None

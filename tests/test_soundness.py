@@ -235,8 +235,8 @@ def test_slice_object_on_a_list():
 # ---------------------------------------------------------------- refusals
 
 
-def r_trick(x):  # np.r_[a, b] is joined; a slice in the brackets (an arange) is not
-    return np.sum(np.r_[x, 0:2] ** 2)  # bad
+def r_trick(x):  # np.r_[a, b] is joined, an arange too; a complex step (a linspace) is not
+    return np.sum(np.r_[x, 0:1:3j] ** 2)  # bad
 
 
 def c_trick(x):

@@ -142,8 +142,10 @@ def _line(f):
 
 
 REFUSED = [
-    (argument_view, "changes the argument x", "v = v.copy()"),
-    (argument_row, "changes the argument x", "row = row.copy()"),
+    # (state36) the caller's array is written into as the function's own (srcad.written_state):
+    # a view of it written with the array read after is refused as for a local array
+    (argument_view, "v shares memory with x", "v = v.copy()"),
+    (argument_row, "row shares memory with x", "row = row.copy()"),
     (escapes_into_list, "shares memory with ys", "v = v.copy()"),
     (passed_to_writer, "_scale", "copy"),
     (returned_by_helper, "shares memory with y", "copy"),

@@ -860,6 +860,8 @@ value_and_grad.__srcad_derivative_maker__ = (srcad.value_and_grad, {"argnum": "w
 elementwise_grad.__srcad_derivative_maker__ = (_elementwise_maker, {"argnum": "wrt"})
 make_vjp.__srcad_derivative_maker__ = (srcad.make_vjp, {"argnum": "wrt"})
 make_jvp.__srcad_derivative_maker__ = (srcad.make_jvp, {"argnum": "wrt"})
+jacobian.__srcad_derivative_maker__ = (srcad.jacobian, {"argnum": "wrt"})  # (state36: in a
+hessian.__srcad_derivative_maker__ = (srcad.hessian, {"argnum": "wrt"})  # lambda, as grad)
 
 API = {
     "grad": grad, "value_and_grad": value_and_grad, "elementwise_grad": elementwise_grad,

@@ -121,6 +121,7 @@ def check(fn, analysis, callee=False):
         return named.get(name, name)
 
     described = described_names(fn, named)
+    owned, owned_ids = written_back.owned_params(fn)  # (srcad.written_state: copies)
 
     def write(stmt, obj, target, what, mine=None, items=False, by=None, fresh=()):
         memory = aliases.mem(obj, aliases.own)
@@ -128,8 +129,10 @@ def check(fn, analysis, callee=False):
             memory = aliases.mem(obj, aliases.held) - memory
         mine = mine or (label(target) if target else label(obj.name) if isinstance(
             obj, ir.Var) else "y")
+        written_back.refuse_wrt_owned(stmt, memory, owned, analysis, refuse, what)
         outside = sorted((t for t in memory if t[0] in ("arg", "global")
-                          and not (callee and t[0] == "arg")), key=repr)  # ("global", "?")
+                          and not (callee and t[0] == "arg") and not (
+                              t[1] in owned or t[1] in owned_ids)), key=repr)  # ("global", "?")
         # beside ("global", id): the keys of one kind are of several types
         if outside:
             kind, key = outside[0][:2]
@@ -218,7 +221,7 @@ def check(fn, analysis, callee=False):
                 return written_back.shown_argument(stmt, ir.Var(n), source, lambda m: (
                     described.get(m) or label(m)), getattr(fn, "temps", ()))
 
-            written_back.refuse_shared(stmt, atoms, aliases, refuse, called)
+            written_back.refuse_shared(stmt, atoms, aliases, refuse, called, owned_ids)
             fresh = written_back.settle(fn.body, stmt, atoms, analysis, refuse, called)
             for atom in atoms:
                 items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
@@ -244,7 +247,7 @@ def check(fn, analysis, callee=False):
             refuse(stmt, "assigning a slice of a list that carries gradients",
                    "build the new list: ys = ys[:i] + new + ys[j:]")
         if isinstance(obj, ir.Const):
-            if ir_mutable(obj.value):
+            if ir_mutable(obj.value) and id(obj.value) not in owned_ids:
                 refuse(stmt, f"{what} changes the global (or closure) value {obj}",
                        "build the new value in a local name and return it")
             continue
@@ -253,7 +256,9 @@ def check(fn, analysis, callee=False):
         _iterated(stmt, obj, aliases, loops, refuse, what, label, target)
         if isinstance(stmt, ir.Assign) and target is None:
             memory = aliases.mem(obj, aliases.own)  # ys.append(v): the object itself changes
-            outside = [t for t in memory if t[0] in ("arg", "global")]
+            written_back.refuse_wrt_owned(stmt, memory, owned, analysis, refuse, what)
+            outside = [t for t in memory if t[0] in ("arg", "global") and not (
+                t[1] in owned or t[1] in owned_ids)]
             if outside and not _recorded(fn, analysis, stmt, outside, callee, refuse):
                 write(stmt, obj, target, what)
             continue

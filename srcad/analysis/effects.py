@@ -36,6 +36,7 @@ from ..core.kinds import SCALAR
 from ..rules import registry
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call, user_partial
+from . import written_back
 from .memory import Aliases
 from .memory_tables import (
     _ARITH,
@@ -90,6 +91,31 @@ def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing, params=Fals
                 for a in x.operands()):
             return False  # a function whose effect srcad does not know, given such an object
             # (an argument's too: what it changes is not among a call's writes)
+    return True
+
+
+def own_objects_only(fn: ir.Function, analysis, prim, kinds, arity) -> bool:
+    """Whether the call ``prim`` (in ``fn``) of a function of the user's changes nothing but
+    objects ``fn`` made itself (``a = a.copy(); update(a, x)``): the function changes only its
+    arguments' objects (``analysis.callees.writes_nothing(..., params=True)``), and those
+    the call gives it are no argument's, global's or closure value's of ``fn``, nor hold one
+    (``kinds``, ``arity``: the call's, :func:`.user_calls.bind_call`). A call whose result is
+    then not read has no effect the output sees (forms35 found it refused, as "called for
+    its effect", naming srcad's copy of the function)."""
+    callees = analysis.callees
+    written = getattr(callees, "written", None)
+    if written is None or not callees.writes_nothing(prim.fn, kinds, arity, True):
+        return False
+    aliases = Aliases(fn, analysis)
+    owned = written_back.owned_params(fn)  # (srcad.written_state's copies)
+    for atom in written(prim.fn, prim.args, prim.kwargs, analysis):
+        items = isinstance(atom, tuple)  # ("items", atom): what it holds changes
+        atom = atom[1] if items else atom
+        if isinstance(atom, ir.Const) and ir_mutable(atom.value) and id(
+                atom.value) not in owned[1] or isinstance(atom, ir.Var) and any(
+                t[0] in ("arg", "global") and t[1] not in owned[0] and t[1] not in owned[1]
+                for t in aliases.mem(atom, aliases.held if items else aliases.own)):
+            return False
     return True
 
 

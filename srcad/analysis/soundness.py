@@ -37,6 +37,7 @@ from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call
+from . import effects
 from .dtypes import (
     augmented_operands,
     inexact_atom,
@@ -333,7 +334,9 @@ class Check:
         if callees is None:
             return False
         call = bind_call(prim, self.an.kind)
-        return call is not None and callees.writes_nothing(prim.fn, call.kinds, call.arity)
+        return call is not None and (callees.writes_nothing(prim.fn, call.kinds, call.arity) or
+                                     effects.own_objects_only(self.fn, self.an, prim,
+                                                              call.kinds, call.arity))
 
     def reaches(self, stmt):
         return stmt.target is not None and stmt.target in self.reaching

@@ -20,7 +20,8 @@ r = update_1[0]; a_1 = update_1[1]``.
   the user wrote it (``d["a"]``, not srcad's ``t``), and a call spreading ``*xs`` is told to
   write its arguments out (srcad then reads what the function writes into: :mod:`.written_args`).
 
-Imports the standard library, ``srcad.core`` and its neighbour ``srcad.analysis.memory_tables``.
+Imports the standard library, numpy, ``srcad.core`` and its neighbour
+``srcad.analysis.memory_tables``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from __future__ import annotations
 import ast
 import inspect
 import operator
+
+import numpy as np
 
 from ..core import ir
 from ..core.kinds import ARRAY
@@ -40,6 +43,43 @@ def _params(fn, prim):
         return dict(inspect.signature(fn).bind(*prim.args, **prim.kwargs).arguments)
     except (TypeError, ValueError):
         return None
+
+
+def owned_params(fn):
+    """``(names, ids)``: the parameters of ``fn`` (an SSA function) whose objects the code may
+    write into as its own, and the ids of the closure objects it may so write into: those of a
+    copy :mod:`srcad.written_state` made of a function of the user's writing into what it is
+    given (``__srcad_owned__``; ``__srcad_owned_cells__``: its closure cells, holding copies
+    of the caller's objects), which is called with copies of the caller's objects, the
+    caller's own being changed afterwards by the plain run."""
+    func = getattr(getattr(fn, "source", None), "func", None)
+    ids = set()
+    for cell in getattr(func, "__srcad_owned_cells__", ()):
+        _ids(cell.cell_contents, ids)
+    return getattr(func, "__srcad_owned__", frozenset()), frozenset(ids)
+
+
+def refuse_wrt_owned(stmt, memory, owned, analysis, refuse, what):
+    """Refuse a write into a list or dict parameter that is differentiated (``wrt``) and
+    :func:`owned_params`' (``history.append(v)`` with ``grad(f, wrt=1)``): its gradient has
+    the structure the argument had when called, srcad's code would give the one it has after
+    (a length, keys, an order changed). An array's writes keep its shape: differentiated."""
+    for token in memory:
+        p = token[1] if token[0] == "arg" else None
+        if p in owned and p in analysis.wrt and analysis.kind(ir.Var(p)) != ARRAY:
+            refuse(stmt, f"{what} changes the argument {p} in place, and {p} is "
+                   "differentiated (wrt): its gradient is of the value it holds when called, "
+                   "srcad's would be of what it holds after", "differentiate with respect to "
+                   f"the other arguments, or change a copy: {p} = list({p}) (or dict({p})) "
+                   "for the container itself, .copy() of an array it holds")
+
+
+def _ids(value, ids):
+    if isinstance(value, (dict, list, tuple, np.ndarray)) and id(value) not in ids:
+        ids.add(id(value))
+        if not isinstance(value, np.ndarray):
+            for item in value.values() if isinstance(value, dict) else value:
+                _ids(item, ids)
 
 
 def given_back(defs, base, index):
@@ -100,16 +140,18 @@ def settle(body, stmt, atoms, analysis, refuse, label):
     return frozenset(fresh)
 
 
-def refuse_shared(stmt, atoms, aliases, refuse, label):
+def refuse_shared(stmt, atoms, aliases, refuse, label, owned=frozenset()):
     """Refuse the call ``stmt`` writing into ``atoms`` where another of its arguments may share
-    memory with one of them, or one is a global or closure value (see above)."""
+    memory with one of them, or one is a global or closure value (see above; not one whose
+    id is in ``owned``, :func:`owned_params`)."""
     prim = stmt.value
     name = getattr(prim.fn, "__srcad_shown__", None) or getattr(prim.fn, "__name__", "f")
     args = list(prim.args) + list(prim.kwargs.values())
     for atom in atoms:
         items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
         atom = atom[1] if items else atom
-        if isinstance(atom, ir.Const) and ir_mutable(atom.value):
+        if isinstance(atom, ir.Const) and ir_mutable(atom.value) and id(
+                atom.value) not in owned:
             what = f"what the global (or closure) value {atom} holds" if items else \
                 f"the global (or closure) value {atom}"
             refuse(stmt, f"{name}(...) changes {what} in place: srcad's code would not change "

@@ -286,7 +286,8 @@ class Expressions:
         if self.is_kwargs(node.value):
             return self.keyword_item(node.value, node.slice, node)
         obj = self.expr(node.value)
-        if isinstance(obj, Const) and _index_trick(obj.value) and _plain_items(node.slice):
+        if isinstance(obj, Const) and _index_trick(obj.value) and _plain_items(
+                node.slice, obj.value is np.r_):
             return self.joined(obj.value, node)
         return ir.Prim(operator.getitem, [obj, self.index(node.slice)])
 
@@ -298,12 +299,19 @@ class Expressions:
         items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
         piece = np.atleast_1d if trick is np.r_ else numpy_helpers.c_piece
         spelled = callee_name(self, piece, "atleast_1d" if trick is np.r_ else "c_piece")
-        parts = [self.assign(ir.Prim(piece, [self.expr(e)], spelling=spelled), None, node)
-                 for e in items]
+        parts = [self.assign(self._range(e) if isinstance(e, gast.Slice) else ir.Prim(
+            piece, [self.expr(e)], spelling=spelled), None, node) for e in items]
         pieces = self.assign(ir.Prim(ir.BUILD_LIST, parts), None, node)
         axis = [] if trick is np.r_ else [Const(-1)]
         return ir.Prim(np.concatenate, [pieces] + axis,
                        spelling=callee_name(self, np.concatenate, "concatenate"))
+
+    def _range(self, node):
+        """``np.r_[..., 1:n, ...]``'s slice: ``np.arange(1, n)`` (a real step, see
+        :func:`_plain_items`), as NumPy makes it."""
+        parts = [Const(0) if node.lower is None else self.expr(node.lower),
+                 self.expr(node.upper)] + ([] if node.step is None else [self.expr(node.step)])
+        return ir.Prim(np.arange, parts, spelling=callee_name(self, np.arange, "arange"))
 
     def index(self, node):
         once = getattr(self, "indices_once", {}).get(id(node))
@@ -382,10 +390,15 @@ def _index_trick(value):
     return value is np.r_ or value is np.c_
 
 
-def _plain_items(node):
-    """Whether the brackets hold only expressions: no slice (``np.r_[0:3]``), no string
-    directive (``np.r_['0,2', a]``)."""
+def _plain_items(node, ranges=False):
+    """Whether the brackets hold only expressions: no string directive (``np.r_['0,2',
+    a]``), no slice (``np.r_[0:3]``) unless ``ranges`` (``np.r_``'s, with an end and no step
+    or a real number written as the step: NumPy's ``arange``; a complex step is a
+    ``linspace``'s count, a step not written out may be one)."""
     items = node.elts if isinstance(node, gast.Tuple) else [node]
     return bool(items) and not any(
-        isinstance(e, gast.Slice) or isinstance(e, gast.Constant) and isinstance(e.value, str)
+        isinstance(e, gast.Slice) and not (ranges and e.upper is not None and (
+            e.step is None or isinstance(e.step, gast.Constant) and type(e.step.value) in (
+                int, float)))
+        or isinstance(e, gast.Constant) and isinstance(e.value, str)
         or isinstance(e, gast.Starred) for e in items)
