@@ -10,8 +10,8 @@ dropped that last assignment, so the nested one stood and the contribution was s
 flag named before its assignment in an arm is left as it is now.
 
 Generated: views (whole, head, tail, strided) x updates x reads x iterations, the Hessian
-in reverse mode (both in the long run) against autograd's of a twin without the in-place update (the view taken at
-the end) and central differences of ``srcad.grad``."""
+in reverse mode (both in the long run) against autograd's of a twin without the in-place
+update (the view taken at the end) and central differences of ``srcad.grad``."""
 
 import itertools
 
