@@ -7,8 +7,9 @@ objects made in the function (``np.array(['a', 'b'], dtype=object)``, ``np.array
 ``np.full(2, 'a')``) is of the array kind, and so is an item of it. NumPy raises for ``o + 1``,
 ``o * o``, ``np.add(o, 1.0)`` of such arrays (``TypeError``: ``str + int``, ``None * None``),
 so an operation whose result nothing reads may be dropped (the dead-code passes) only where
-its arrays hold numbers. (Arguments of dtype object or of strings are values of no number
-kind: :func:`srcad.core.kinds.kind_of_value`.)
+its arrays hold numbers. (An argument of dtype object is a value of no number kind,
+:func:`srcad.core.kinds.kind_of_value`; one of strings is of the array kind, and a parameter
+not differentiated nor given floats is not known here to hold numbers.)
 
 After :func:`number_values`, a name in the set it returns holds, whenever the function runs
 with arguments of the kinds it was made for, a number or an array of numbers (a list or a
@@ -29,7 +30,7 @@ tuple: only such items). It is the greatest solution of these facts:
   dtype (into a list or dict, ``v`` must hold numbers); ``y op= v`` needs both; a loop's
   target, of what it walks; a merge, of every source.
 
-Imports NumPy, :mod:`srcad.core` and its neighbour :mod:`.dtypes`.
+Imports NumPy, :mod:`srcad.core` and its neighbours :mod:`.dtypes` and :mod:`.user_calls`.
 """
 
 from __future__ import annotations
