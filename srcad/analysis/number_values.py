@@ -133,18 +133,29 @@ def _prim(prim, atom, analysis, target):
         return False
     if is_user_call(prim):  # (a known gap: a callee's item of an array of strings)
         return analysis.kinds.get(target) in (SCALAR, ARRAY)
-    if isinstance(fn, ir.Method) or fn is operator.getitem or isinstance(fn, ir.Build) or (
-            analysis.kinds.get(target) in (SCALAR, ARRAY, SEQ)):
-        parts = list(args[1:] if fn is np.einsum else args) + [
+    if fn is operator.getitem:  # (an item of what holds numbers, whatever the key)
+        return atom(args[0])
+    method = isinstance(fn, ir.Method)
+    if method or isinstance(fn, ir.Build) or analysis.kinds.get(target) in (SCALAR, ARRAY, SEQ):
+        parts = [a for k, a in enumerate(args[1:] if fn is np.einsum else args)
+                 if not _index(a) and not _named(a, method and k > 0)] + [
             v for k, v in kwargs.items() if k != "dtype" and not (k not in _FILLS and isinstance(
                 v, ir.Const) and (v.value is None or isinstance(v.value, str)))]
-        return all(atom(a) for a in parts if not _index(a))
+        return all(atom(a) for a in parts)
     return False
 
 
 def _index(a):
     """Whether ``a`` is an index or slice (its parts are read as positions)."""
     return isinstance(a, (ir.Slice, ir.Index))
+
+
+def _named(a, keys):
+    """Whether ``a`` is a constant naming a type (``np.zeros(3, float)``, ``a.astype(int)``:
+    a numeric one, or the call was answered above) or, with ``keys``, a method's string
+    (``d.get('w')``)."""
+    return isinstance(a, ir.Const) and (isinstance(a.value, (type, np.dtype)) or keys and (
+        isinstance(a.value, str)))
 
 
 def _number_type(value):
