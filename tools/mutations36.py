@@ -19,7 +19,8 @@ at what session 35 changed in the transform:
 - ``narrow_dtypes`` (sound35's ``kept_dtype``): ``op=`` into float32/float16 arrays and items
   of constants, in loops and callees, then read downstream (constants only: a differentiated
   value rounded to float32 has ``astype``'s derivative, which central differences cannot
-  confirm);
+  confirm; ``y *= z[0]`` of a Python float ``y`` and a float32 item is float32, NumPy's weak
+  scalars: seed 3603's one WRONG, the template's);
 - ``object_arrays`` (sound35's leftover, ``srcad.rules.raising``): arrays of dtype=object
   holding numbers or arrays read in arithmetic; a discarded ``+``, ``*``, ``-``, ``np.add``
   of object arrays of strings, of ``None``, of lists (NumPy raises: the derivatives must).
@@ -104,7 +105,7 @@ narrow_dtypes = _templated("narrow_dtypes", is_num, [
     "{v} = {v} * {np}.float64(_h({np}.ones(2, dtype={np}.float32))[1])",
     "_z = [{np}.ones(2, dtype={np}.float32), {np}.ones(2)]\n_z[0] += 0.25\n_z[1] += _z[0]\n"
     "{v} = {v} * _z[1][0]",
-    "_z = {np}.ones(2, dtype={np}.float32)\n_y = {v} * 1.0\n_y *= _z[0]\n{v} = _y",
+    "_z = {np}.ones(2, dtype={np}.float32)\n_y = {v} * 1.0\n_y *= {np}.float64(_z[0])\n{v} = _y",
     "_z = {np}.full(2, 0.5, dtype={np}.float32)\n_z **= 2\n"
     "{v} = {v} * _z.astype(float)[1]",
 ])
