@@ -85,8 +85,9 @@ def _same(a, b):
     try:
         return bool(np.shape(a) == np.shape(b) and np.allclose(a, b, rtol=1e-12, atol=1e-12,
                                                                    equal_nan=True))
-    except TypeError:
-        return a == b
+    except TypeError:  # (an object array: == item by item, session 36)
+        same = a == b
+        return bool(np.all(same)) if isinstance(same, np.ndarray) else bool(same)
 
 
 def aux_rows(fn, node, prepared, folder, k, load, module_text, fw, xs, other, rs, failure):

@@ -21,10 +21,10 @@ import numpy as np
 from ..rules import raising
 from .tidy_walk import _stores, _walk
 
-#: (may be complex, certainly floats) -> one class for every array (not ints: a boolean
-#: array's ``-`` raises, raising._typed_out)
-_JOINT = {(c, f): raising.Alike("every array", c, f) for c in (False, True)
-          for f in (False, True)}
+#: (may be complex, certainly floats, certainly numbers) -> one class for every array (not
+#: ints: a boolean array's ``-`` raises, raising._typed_out; not strings: ``o + 1`` raises)
+_JOINT = {(c, f, n): raising.Alike("every array", c, f, n) for c in (False, True)
+          for f in (False, True) for n in (False, True)}
 #: the NumPy reductions and methods whose result is a number: what broadcasts inside them
 #: is apart from what broadcasts outside
 _REDUCERS = frozenset({"sum", "mean", "prod", "all", "any"})
@@ -43,7 +43,8 @@ class _Joint:
 
     def get(self, name, default=raising.OWN):
         fact = self.facts.get(name, default)
-        return _JOINT[fact.complex, fact.floats] if isinstance(fact, raising.Alike) else fact
+        return _JOINT[fact.complex, fact.floats, fact.numbers] if isinstance(
+            fact, raising.Alike) else fact
 
 
 def covered_broadcasts(body, loads, arrays, safe):

@@ -79,8 +79,9 @@ def _safe(node, divisors=(), arrays=()):
             continue
         elif isinstance(sub, ast.Call):
             fn, facts = _called(sub), [_fact(a, arrays) for a in sub.args + sub.keywords]
-            if isinstance(fn, tuple):
-                facts = [raising.ARRAY] + facts
+            if isinstance(fn, tuple):  # (srcad writes a.sum() of arrays: of numbers unless known)
+                own = _fact(sub.func.value, arrays)
+                facts = [own if isinstance(own, raising.Alike) else raising.ARRAY] + facts
         elif isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.NamedExpr)):
             return False
         else:

@@ -75,6 +75,13 @@ def _chosen_flag(stmt):
     common = sorted(n for n in found[0] if n in found[1] and found[0][n] != found[1][n])
     if not common:  # (asked first: the arms' bindings, at every ``if`` nested in an arm,
         return None  # made this quadratic in the depth)
+    # v named before its flag in an arm (an ``if`` nested in it sets v = False before the
+    # arm's v = True: the second order's guards): v = c before the ``if`` would be changed
+    # there, or read there as c
+    common = [n for n in common if not any(_named_before(arm, n) for arm in (
+        stmt.body, stmt.orelse))]
+    if not common:
+        return None
     reads = {n.id for n in _walk(stmt.test) if n.__class__ is ast.Name}
     if any(reads & _bound(s) for s in stmt.body + stmt.orelse):
         return None
@@ -140,6 +147,17 @@ def _sets(stmt, name):
 def _bound(stmt):
     return {n.id for n in _walk(stmt) if n.__class__ is ast.Name
             and n.ctx.__class__ is ast.Store}
+
+
+def _named_before(arm, name):
+    """Whether a statement of ``arm`` before its ``name = True`` (or ``False``) names
+    ``name`` (binds or reads it, nested statements too)."""
+    for s in arm:
+        if _sets(s, name) and s.value.__class__ is ast.Constant:
+            return False
+        if any(n.__class__ is ast.Name and n.id == name for n in _walk(s)):
+            return True
+    return False
 
 
 def _empty(stmt):

@@ -55,12 +55,14 @@ Python int (:data:`INT`, a constant past 2**63) in an operation with a value tha
 NumPy integer (:data:`NUMBER`) or an integer array (an array not known to hold floats), and a
 :data:`NUMBER` with such an array, are kept. Known gaps (taken as not raising): two
 :data:`NUMBER` values, one a huge Python int, the other a NumPy integer (``n * d`` of two
-numbers of unknown type is taken as not raising: mostly sizes); ``-`` of a NumPy bool, ``+``
-of an array of strings (the analysis does not tell an array's dtype but float or not). An
+numbers of unknown type is taken as not raising: mostly sizes); ``-`` of a NumPy bool. An
 array not known to hold floats may hold booleans or objects (the code is made for its kind,
 not its dtype: session 35): ``-`` of it, ``a - b`` with it, and a ufunc that raises for a
 boolean or an object array of ints (:func:`_other_loops`: ``np.sign`` of booleans, ``np.sin``
-of objects) given it are kept.
+of objects) given it are kept. An array not known to hold numbers (an :class:`Alike` whose
+``numbers`` is false: strings, ``None``, lists, :mod:`srcad.analysis.number_values`) takes
+part in no operation that cannot raise: ``o + 1``, ``o * o``, ``np.add(o, 1.0)``, ``o.sum()``
+of it are kept (session 36).
 
 Imports NumPy and the standard library's ``functools``, ``itertools``, ``operator`` and
 ``warnings``.
@@ -95,12 +97,14 @@ class Known:
 
 class Alike:
     """An array of the shape class ``root`` (the arrays of one class have one shape), whether
-    it may hold complex numbers and whether it certainly holds floats (or complex numbers)."""
+    it may hold complex numbers, whether it certainly holds floats (or complex numbers) and
+    whether it certainly holds numbers (not strings nor Python objects)."""
 
-    __slots__ = ("root", "complex", "floats")
+    __slots__ = ("root", "complex", "floats", "numbers")
 
-    def __init__(self, root, complex=False, floats=False):
+    def __init__(self, root, complex=False, floats=False, numbers=True):
         self.root, self.complex, self.floats = root, complex, floats
+        self.numbers = numbers or floats
 
 
 def _array(fact):
@@ -113,6 +117,8 @@ def _broadcast(operands):
     roots = set()
     for o in operands:
         if isinstance(o, Alike):
+            if not o.numbers:
+                return False  # (an array of strings or objects: their own operators)
             roots.add(o.root)
         elif o == ARRAY:
             roots.add(object())  # (a class of its own)
@@ -156,7 +162,8 @@ def may_raise(fn, operands=()):
     if isinstance(fn, str):
         return fn not in PURE_HELPERS
     if isinstance(fn, tuple) and fn[0] == "method":
-        return not (fn[1] in _SAFE_METHODS and len(operands) == 1 and _array(operands[0]))
+        return not (fn[1] in _SAFE_METHODS and len(operands) == 1 and _array(operands[0])
+                    and _broadcast(operands))
     if operands and all(isinstance(o, Known) for o in operands) and (
             fn in _DIVISIONS or fn is operator.pow) and all(
             type(o.value) in (int, float) and abs(o.value) < 64 for o in operands):
@@ -341,8 +348,11 @@ def result(fn, operands):
     floats = all(isinstance(o, Alike) and o.floats for o in arrays) or any(
         o == FLOAT or isinstance(o, Alike) and o.floats for o in operands) and (
         fn not in _ORDERS)
+    numbers = all(not isinstance(o, Alike) or o.numbers for o in arrays) or fn in _ORDERS
     if len(roots) == 1 and None not in roots:
-        return Alike(roots.pop(), complex_, floats)
+        return Alike(roots.pop(), complex_, floats, numbers)
+    if not numbers:
+        return Alike(object(), complex_, floats, numbers)
     return Alike(object(), complex_, floats) if complex_ or floats else ARRAY  # (its own class)
 
 
