@@ -9,7 +9,9 @@ ci, ax)``: a write into ``acc`` that the alias analysis checks like any other. T
 row, column, stepped, strided, trailing-axis and 2-D views, indices that repeat, a value read
 before the write, two writes into one view; gradients and jvps against central differences
 and PyTorch (``index_add_`` into the same view). An index that may be an array (a copy, into
-which NumPy adds without changing ``acc``) and a view of the caller's array stay refused.
+which NumPy adds without changing ``acc``) stays refused; a view of the caller's array is
+differentiated since session 36 (srcad.written_state: the caller's array changed as the plain
+run changes it).
 
 Imports importlib, itertools, zlib, numpy, pytest, srcad, torch (skipped without it),
 tests/sampling, tests/twin_checks.
@@ -108,10 +110,33 @@ REFUSED = {
     # k may be an array: acc[:, k] is then a copy, which np.add.at changes, not acc
     "an index that may be an array": "def f(pos, x, k):\n    acc = pos * 2.0\n"
     "    np.add.at(acc[:, k], I, x)\n    return np.sum(acc)\n",
-    # the caller's array: a write into it is refused, as pos[:, 0] = ... is
-    "a view of the caller's array": "def f(pos, x, k):\n    np.add.at(pos[:, 0], I, x)\n"
-    "    return np.sum(pos)\n",
 }
+
+CALLERS = "def f(pos, x, k):\n    np.add.at(pos[:, 0], I, x)\n    return np.sum(pos * pos)\n"
+
+
+def test_a_view_of_the_callers_array(tmp_path):
+    """(session 36) the gradient at the values ``pos`` held when called, against central
+    differences of the function on copies; the caller's array left as the plain run leaves it."""
+    path = tmp_path / "add_at32_callers.py"
+    path.write_text("import numpy as np\n\n\n" + CALLERS)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    m.I = np.array([0, 2, 0])
+    pos, x = np.linspace(0.5, 2.0, 8).reshape(4, 2), np.array([0.3, -0.7, 1.1])
+    plain = pos.copy()
+    m.f(plain, x, 0)
+
+    def on_copies(p, v):
+        return m.f(p.copy(), v, 0)
+
+    given = pos.copy()
+    got = srcad.grad(m.f, wrt=(0, 1))(given, x, 0)
+    np.testing.assert_array_equal(given, plain)  # (the caller's array, as the plain run)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], central(on_copies, (pos, x), i), rtol=1e-6,
+                                   atol=1e-8)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

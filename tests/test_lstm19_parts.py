@@ -12,6 +12,7 @@ jvp and both Hessian modes on a subset; which form the generated code has."""
 
 import importlib.util
 import itertools
+import re
 
 import autograd
 import autograd.numpy as anp
@@ -164,10 +165,10 @@ def test_small_callees_are_written_in(tmp_path, place):
     top = code.split("\ndef ")[0]
     written_in = "for " in top or "def outer" in PLACES[place]
     if written_in:
-        assert "piece_fwd(" not in callers and "piece_bwd(" not in callers, code
+        assert "piece_fwd(" not in callers and not re.search(r"piece_bwd(_into)?\(", callers), code
         assert "# piece, line" in code, code
     else:
-        assert "piece_fwd(" in top and "piece_bwd(" in top, code
+        assert "piece_fwd(" in top and re.search(r"piece_bwd(_into)?\(", top), code
 
 
 def test_divisor_not_kept(tmp_path):

@@ -372,11 +372,12 @@ def test_generated_code_reads_as_writes_into_the_base():
     """Simple views keep their index as written: the write is one into the base."""
     text = srcad.source(srcad.grad(slice_scaled), X4)
     assert "check_view(y, slice(1, 3, None), v_where)" in text
-    assert "y_1[1:3] = t_1" in text and "view_within" not in text
+    assert ("y_1[1:3] = t_1" in text or "y[1:3] = t_1" in text) and "view_within" not in text
     text = srcad.source(srcad.grad(rows), X4)
-    assert "A_2[i, i] = row_1[i] * 2.0 + row_1[0]" in text and "view_within" not in text
+    assert ("A_2[i, i] = row_1[i] * 2.0 + row_1[0]" in text  # (fills36: or in place)
+            or "A[i, i] = row_1[i] * 2.0 + row_1[0]" in text) and "view_within" not in text
     text = srcad.source(srcad.grad(column), X12)
-    assert "A_1[1, 2] = sin * t_2" in text
+    assert "A_1[1, 2] = sin * t_2" in text or "A[1, 2] = sin * t_2" in text
     # a name that may hold a tuple is not composed as written (B[2][t] is not B[2, t])
     from tests import test_views20_probe as probe
 

@@ -26,6 +26,7 @@ no differentiable input). Prints one line per function and the counts; ``--json`
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib.util
 import inspect
 import json
@@ -180,7 +181,7 @@ def fd_directional(f, args, wrt, directions, h=1e-6):
         new = list(args)
         for k, d in zip(wrt, directions):
             new[k] = unflat(args[k], flat(args[k]) + sign * h * flat(d))
-        return flat(f(*new))
+        return flat(f(*copy.deepcopy(new)))  # (a function writing into its arguments)
     return (moved(1) - moved(-1)) / (2 * h)
 
 
@@ -196,7 +197,7 @@ def check(f, fa, args, rng):
     if not wrt:
         return {"all": ("SKIP", "no differentiable input")}
     try:
-        out = f(*args)
+        out = f(*copy.deepcopy(args))  # each call on its own copies: f may write into them
     except Unsupported as e:
         return {"all": ("UNSUPPORTED", str(e))}
     except Exception as e:  # the function itself fails on these inputs
@@ -221,20 +222,21 @@ def check(f, fa, args, rng):
 
     def reverse():
         if scalar:
-            grads = srcad.grad(f, wrt=wrt)(*args)
+            grads = srcad.grad(f, wrt=wrt)(*copy.deepcopy(args))
             cot = 1.0
         else:
             cot = unflat(out, rng.normal(size=flat(out).size))
             if isinstance(out, (int, float)):
                 cot = float(cot)
-            value, pullback = srcad.vjp(f, *args)
+            value, pullback = srcad.vjp(f, *copy.deepcopy(args))
             grads = pullback(cot)
             grads = tuple(grads[k] for k in wrt)
         along = float(sum(np.dot(flat(g), flat(d)) for g, d in zip(grads, directions)))
         reference = float(np.dot(flat(cot), fd_directional(f, args, wrt, directions)))
         ok_fd = abs(along - reference) <= 1e-4 * (1 + abs(reference))
         try:
-            ag = [autograd.grad(lambda *a: _weighted(fa(*a), cot), k)(*args) for k in wrt]
+            ag = [autograd.grad(lambda *a: _weighted(fa(*a), cot), k)(*copy.deepcopy(args))
+                  for k in wrt]
             ok_ag = all(close(g, a) for g, a in zip(grads, ag))
         except Exception:
             ok_ag = None
@@ -243,7 +245,7 @@ def check(f, fa, args, rng):
         return ("WRONG", f"directional {along!r}, finite differences {reference!r}")
 
     def forward():
-        _, tangent = srcad.jvp(f, tuple(args), tuple(directions), wrt=wrt)
+        _, tangent = srcad.jvp(f, tuple(copy.deepcopy(args)), tuple(directions), wrt=wrt)
         reference = fd_directional(f, args, wrt, directions)
         if np.allclose(flat(tangent), reference, rtol=1e-4, atol=1e-5):
             return ("PASS", "")
@@ -251,7 +253,7 @@ def check(f, fa, args, rng):
 
     def second(mode):
         def run():
-            H = srcad.hessian(f, wrt=wrt[0], mode=mode)(*args)
+            H = srcad.hessian(f, wrt=wrt[0], mode=mode)(*copy.deepcopy(args))
             k = wrt[0]
             g = autograd.grad(fa, k)
 

@@ -49,6 +49,8 @@ and :mod:`.source`.
 
 from __future__ import annotations
 
+import types
+
 import gast
 import numpy as np
 
@@ -115,7 +117,10 @@ def _plan(fn):
     code = getattr(fn, "__code__", None)
     known = _PLANS.get(id(code))
     if known is not None and known[0] is code:
-        return known[1]
+        if known[1] is None:
+            return None
+        text, *rest = known[1]  # the source read again for fn (its globals, its closure)
+        return (source_module.rebound(text, fn), *rest)
     try:
         src = source_module.read(fn)
     except Exception:  # noqa: BLE001 - no source: not copied
@@ -123,7 +128,10 @@ def _plan(fn):
     plan = _planned(src)
     if len(_PLANS) >= 4096:  # (a bound: code objects of modules long gone)
         _PLANS.clear()
-    _PLANS[id(code)] = (code, plan)
+    # kept without the Source, which holds fn and its globals (fn would never be freed)
+    _PLANS[id(code)] = (code, None if plan is None else (types.SimpleNamespace(
+        node=src.node, filename=src.filename, first_line=src.first_line, text=src.text),
+        *plan[1:]))
     return plan
 
 
