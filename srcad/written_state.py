@@ -58,7 +58,7 @@ from .errors import MutationError, SrcadError
 from .frontend.written_cells import closure_written, params_written
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, types.ModuleType)
-_STATES = weakref.WeakKeyDictionary()  # function -> its State, or False (writes nothing)
+_STATES = weakref.WeakKeyDictionary()  # function -> False: writes nothing (a State: on f)
 #: names of a generator's methods drawing numbers (beside any name holding "rand")
 _SAMPLERS = frozenset({"normal", "uniform", "choice", "shuffle", "permutation", "integers",
                        "standard_normal", "binomial", "poisson", "exponential",
@@ -236,14 +236,17 @@ def writer(f):
     if not isinstance(f, types.FunctionType) or hasattr(f, "__srcad_owned__") or hasattr(
             f, "__srcad__"):
         return None
-    known = _STATES.get(f)
+    known = _STATES.get(f, vars(f).get("__srcad_written__"))
     if known is None:
         try:
             written, cells = params_written(f), closure_written(f)
         except Exception:  # noqa: BLE001 - not read: the analysis decides, as before
             written, cells = (), ()
         known = _state(f, written, cells) if written or cells else False
-        _STATES[f] = known
+        if known:  # kept on f (a cycle the collector frees: a weak key's value holding the
+            f.__srcad_written__ = known  # key, f, would keep f alive for good)
+        else:
+            _STATES[f] = known
     return known or None
 
 

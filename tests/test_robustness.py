@@ -669,6 +669,21 @@ def test_grad_alone_does_not_keep_the_function_alive(tmp_path):
     assert ref() is None
 
 
+def test_a_function_writing_into_its_argument_is_freed(tmp_path):
+    """(session 36) srcad.written_state keeps a writer's State on the function (a cycle the
+    collector frees), not as a weak key's value holding the key."""
+    mod = load_module(tmp_path, "import numpy as np\n\n\ndef f(x, s):\n"
+                      "    s['m'] = np.sum(x) * 0.5\n    return np.sum(x * x)\n")
+    state = {}
+    np.testing.assert_allclose(srcad.grad(mod.f)(np.ones(3), state), 2.0 * np.ones(3))
+    assert state["m"] == 1.5
+    ref = weakref.ref(mod.f)
+    del sys.modules[mod.__name__]
+    del mod
+    gc.collect()
+    assert ref() is None
+
+
 def tanh_of_pair(x, y):
     return np.sum(np.tanh(np.array([x, y])))
 
