@@ -20,14 +20,16 @@ import math
 
 import numpy as np
 import pytest
+import test_calls33_tree_plans as calls33
 from sampling import LONG
 from test_calls32_trees import DC, NT, flat, unflat
-from test_calls33_tree_plans import hessian_rows, same_structure
-from twin_checks import central
+from test_calls33_tree_plans import hessian_rows, references, same_structure
 
 import srcad
-from srcad import api, jacobians
+from srcad import api
 from srcad.transform.tangent_only import TangentOnly
+
+walks = calls33.walks  # calls33's fixture: calls taking the full path's walk
 
 autograd = pytest.importorskip("autograd")
 anp = pytest.importorskip("autograd.numpy")
@@ -81,30 +83,6 @@ def f_rec(p):
 
 def ag_rec(p):
     return anp.sin(p.a) * p.b + p.a * p.b * p.b
-
-
-def references(f, twin, x):
-    """``(gradient, Hessian)`` over ``x``'s flattened leaves, by autograd, the gradient
-    checked against central differences."""
-    v = flat(x)
-    cd = central(lambda w: f(unflat(w, x)[0]), [v], 0)
-    ag = autograd.grad(lambda w: twin(unflat(w, x)[0]))(v)
-    np.testing.assert_allclose(cd, ag, rtol=1e-6, atol=1e-8)
-    return ag, autograd.hessian(lambda w: twin(unflat(w, x)[0]))(v)
-
-
-@pytest.fixture
-def walks(monkeypatch):
-    """How many calls took the full path's walk over the trees (``_Jacobian._tree``)."""
-    count = [0]
-    tree = jacobians._Jacobian._tree
-
-    def counted(self, *args, **kwargs):
-        count[0] += 1
-        return tree(self, *args, **kwargs)
-
-    monkeypatch.setattr(jacobians._Jacobian, "_tree", counted)
-    return count
 
 
 @pytest.fixture
