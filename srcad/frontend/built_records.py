@@ -60,17 +60,26 @@ def record_fields(cls):
     return tuple(f.name for f in fields), defaults, not frozen
 
 
-def resolve_any(src, node, local=()):
-    """The object a name or dotted name ``node`` of ``src``'s body refers to now (the read
-    recorded), else None (also when its first name is one of ``local``, bound in the body)."""
+def name_path(node, local=()):
+    """``(name, attributes)`` of a name or dotted name ``node`` (``a.b.c``: ``("a", ("b",
+    "c"))``), else None (also when its first name is one of ``local``)."""
     path = []
     while isinstance(node, gast.Attribute):
         path.insert(0, node.attr)
         node = node.value
     if not isinstance(node, gast.Name) or node.id in local:
         return None
+    return node.id, tuple(path)
+
+
+def resolve_any(src, node, local=()):
+    """The object a name or dotted name ``node`` of ``src``'s body refers to now (the read
+    recorded), else None (also when its first name is one of ``local``, bound in the body)."""
+    named = name_path(node, local)
+    if named is None:
+        return None
     try:
-        return src.lookup(node.id, tuple(path))
+        return src.lookup(*named)
     except (KeyError, AttributeError):
         return None
 

@@ -13,7 +13,8 @@ Only cells holding a list, a dict, a tuple or an array, never bound in the funct
 :func:`params_written`: the same reading of the parameters, those the function binds again
 too (``if bn_param is None: bn_param = {}``: a dict given is still written into).
 
-Imports gast, numpy, :mod:`.source`, :mod:`.passed_calls` and :mod:`.written_args`.
+Imports gast, numpy, :mod:`.source`, :mod:`.passed_calls`, :mod:`.built_records` and
+:mod:`.written_args`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from . import passed_calls
 from . import source as source_module
+from .built_records import name_path
 from .changed_lists import _own
 from .written_args import _WRITERS, _use, _views_of, changed_params
 
@@ -135,13 +137,10 @@ def _writes(space, use, local, depth):
 def _resolve(space, node, local):
     """The object the name or dotted name ``node`` refers to in ``space`` (the function's
     closure values, its globals; not recorded), else None."""
-    path = []
-    while isinstance(node, gast.Attribute):
-        path.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name) or node.id in local:
+    named = name_path(node, local)
+    if named is None:
         return None
-    value = space[0].get(node.id, space[1].get(node.id))
-    for attr in path:
+    value = space[0].get(named[0], space[1].get(named[0]))
+    for attr in named[1]:
         value = getattr(value, attr, None)
     return value
