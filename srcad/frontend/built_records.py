@@ -11,8 +11,8 @@ scale=s)``, ``layers`` a ``wrt`` list of records) is followed by :mod:`.passed_t
 ``wrt`` record: its spec is built from its arguments' specs, and the call becomes the dict
 of its fields (:func:`as_dict`), read as a ``wrt`` record is (``net["layers"]``).
 
-Imports the standard library, gast and :mod:`srcad.rules.registry` (to declare
-:func:`out_of_range` constant).
+Imports the standard library, gast, :mod:`srcad.rules.registry` (to declare
+:func:`out_of_range` constant) and :mod:`.dotted_names`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import gast
 
 from ..rules.registry import registry as _registry
 from . import plain_classes
+from .dotted_names import name_path
 
 
 def record_fields(cls):
@@ -58,18 +59,6 @@ def record_fields(cls):
     defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
     frozen = cls.__dataclass_params__.frozen
     return tuple(f.name for f in fields), defaults, not frozen
-
-
-def name_path(node, local=()):
-    """``(name, attributes)`` of a name or dotted name ``node`` (``a.b.c``: ``("a", ("b",
-    "c"))``), else None (also when its first name is one of ``local``)."""
-    path = []
-    while isinstance(node, gast.Attribute):
-        path.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name) or node.id in local:
-        return None
-    return node.id, tuple(path)
 
 
 def resolve_any(src, node, local=()):

@@ -26,7 +26,8 @@ decorator: the call is the function given, when that is known where the code is 
 factory's options: ``vmap(f, in_axes=0, **kw)``) that the function it makes does not read.
 Anything else keeps the refusal at the call of the value.
 
-Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
+Imports: the standard library, gast, :mod:`srcad.core`, :mod:`.source` and
+:mod:`.dotted_names`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from ..core.walk import walk_nodes
 from . import closures_paths
 from . import source as source_module
 from .blocks import own_blocks
+from .dotted_names import name_path
 from .lower_calls import enclosing_locals
 
 _MADE = ByFunction()
@@ -154,13 +156,9 @@ def _form(value, defs, bound, globals_):
 
 def _dotted(node, globals_):
     """``(name, attributes)`` of a function the module names (``np.multiply``), or None."""
-    attrs = []
-    while isinstance(node, gast.Attribute):
-        attrs.append(node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name) or node.id not in globals_:
+    path = name_path(node)
+    if path is None or path[0] not in globals_:
         return None
-    path = (node.id, tuple(reversed(attrs)))
     return path if callable(_resolve(globals_, path)) else None
 
 

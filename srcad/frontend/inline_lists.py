@@ -39,9 +39,9 @@ Also here: ``sum(L[k].m(x) for k in range(K))`` is the loop building the list su
 is ``L.append(C(...))``, the form :mod:`.record_lists` reads.
 
 Imports the standard library, gast, :mod:`srcad.core`, :mod:`.source`, :mod:`.built_records`,
-:mod:`.passed_calls`, :mod:`.plain_lists`, :mod:`.held_checks`, :mod:`.validate` and the passes
-run before it (:mod:`.local_imports`, :mod:`.matches`, :mod:`.frozen_dists`,
-:mod:`.nonlocals`), on the callee as on any function.
+:mod:`.dotted_names`, :mod:`.passed_calls`, :mod:`.plain_lists`, :mod:`.held_checks`,
+:mod:`.validate` and the passes run before it (:mod:`.local_imports`, :mod:`.matches`,
+:mod:`.frozen_dists`, :mod:`.nonlocals`), on the callee as on any function.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from ..core.walk import walk_nodes
 from . import passed_calls
 from . import source as source_module
 from .built_records import record_fields, resolve_any
+from .dotted_names import name_path
 from .held_checks import check_method
 from .plain_lists import stores_of
 
@@ -410,17 +411,11 @@ def _callee(src, fdef, call, local):
             kw.arg is None for kw in call.keywords):
         return None
     func = call.func
-    root = func
-    while isinstance(root, gast.Attribute):
-        root = root.value
-    if not isinstance(root, gast.Name):
+    named = name_path(func)
+    if named is None:
         return None
-    if root.id not in local:  # a free name or module.name: passed_calls.callee's reading
-        chain, node = [], func
-        while isinstance(node, gast.Attribute):
-            chain.insert(0, node.attr)
-            node = node.value
-        key = (node.id, *chain)
+    if named[0] not in local:  # a free name or module.name: passed_calls.callee's reading
+        key = (named[0], *named[1])
         seen = src.__dict__.setdefault("srcad_inline_callees", {})
         if key not in seen:  # (read once per name: np.sin in a long function)
             fn = resolve_any(src, func, local)

@@ -26,7 +26,8 @@ only by ``k in d``, ``len(d)`` or ``d[k] = []``; not read in a nested function. 
 would not make defaults there). Any other ``collections.defaultdict`` in the function is refused
 (its ``d[k]`` changes ``d``, which srcad would not see: a zero gradient).
 
-Imports gast, the standard library, :mod:`srcad.errors` and :mod:`.blocks`.
+Imports gast, the standard library, :mod:`srcad.errors`, :mod:`.blocks` and
+:mod:`.dotted_names`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import gast
 from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .blocks import own_blocks
+from .dotted_names import name_path
 
 _HINT = ("group into a dict the function makes: d = {} then d.setdefault(k, []).append(v) "
          "(or d[k] = d.get(k, []) + [v]; d[k] = d.get(k, 0.0) + v for sums), the dict read "
@@ -70,14 +72,11 @@ def _error(src, node, message, hint=_HINT):
 
 def _resolve(src, node):
     """The object the name or dotted name ``node`` means, or None."""
-    attrs = []
-    while isinstance(node, gast.Attribute):
-        attrs.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name):
+    named = name_path(node)
+    if named is None:
         return None
     try:
-        return src.lookup(node.id, tuple(attrs))
+        return src.lookup(*named)
     except (KeyError, AttributeError):
         return None
 

@@ -8,7 +8,7 @@ tuple); ``("object", class)`` for an object of the user's whose class is known (
 followed). A record expression is given as ``(spec, leaves)``, ``leaves()`` making the nodes of
 the leaves in :func:`leaf_paths` order.
 
-Imports the standard library, gast and :mod:`srcad.core`.
+Imports the standard library, gast, :mod:`srcad.core` and :mod:`.dotted_names`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import gast
 from ..core import env, functions
 from ..core.walk import walk_nodes
 from . import source as source_module
+from .dotted_names import name_path
 
 
 def _name(id_, ctx=None):
@@ -66,15 +67,12 @@ def callee(src, func, fdef=None, local=None):
     ``src.node``: a free name, ``module.name``) calls, whose copy :func:`derived` can make,
     else None. A name the function binds (a parameter, assigned, imported) is not looked up
     (``local``: those names, when the caller has them: :func:`bound_names` of that tree)."""
-    path = []
-    while isinstance(func, gast.Attribute):
-        path.insert(0, func.attr)
-        func = func.value
-    if not isinstance(func, gast.Name) or func.id in (
+    named = name_path(func)
+    if named is None or named[0] in (
             bound_names(fdef or src.node) if local is None else local):
         return None
     try:
-        fn = src.lookup(func.id, tuple(path))
+        fn = src.lookup(*named)
     except (KeyError, AttributeError):
         return None
     return fn if callee_function(fn) else None
