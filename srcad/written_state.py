@@ -45,24 +45,37 @@ Imports the standard library, numpy, ``srcad.errors`` and ``srcad.frontend.writt
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import inspect
+import random
 import sys
+import threading
 import types
 import weakref
 
 import numpy as np
 
+from . import written_once
 from .errors import MutationError, SrcadError
 from .frontend.written_cells import closure_written, params_written
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, types.ModuleType)
 _STATES = weakref.WeakKeyDictionary()  # function -> False: writes nothing (a State: on f)
-#: names of a generator's methods drawing numbers (beside any name holding "rand")
-_SAMPLERS = frozenset({"normal", "uniform", "choice", "shuffle", "permutation", "integers",
-                       "standard_normal", "binomial", "poisson", "exponential",
-                       "multivariate_normal", "dirichlet", "seed", "gauss", "sample"})
+#: names of the callables drawing numbers (NumPy's legacy functions and a generator's or
+#: ``random.Random``'s methods; ``np.random``/``random`` themselves are named ``random``),
+#: read exactly (``operand``, ``grand_total`` are no draws): :func:`_draws`
+_SAMPLERS = frozenset({
+    "random", "rand", "randn", "randint", "random_sample", "random_integers", "ranf",
+    "default_rng", "RandomState", "Generator", "normal", "uniform", "choice", "shuffle",
+    "permutation", "permuted", "integers", "standard_normal", "standard_exponential",
+    "standard_gamma", "standard_t", "standard_cauchy", "binomial", "poisson", "exponential",
+    "multivariate_normal", "multinomial", "dirichlet", "lognormal", "rayleigh", "weibull",
+    "geometric", "seed", "gauss", "sample", "randrange", "getrandbits", "triangular",
+    "vonmisesvariate", "betavariate", "expovariate", "gammavariate", "lognormvariate",
+    "normalvariate", "paretovariate", "weibullvariate"})
+_GENERATORS = (np.random.Generator, np.random.RandomState, random.Random)
 _WATCHED = 2  # the calls of a derivative watched for a plain run of the copy (State.run)
 _DEPTH = 4  # how deep through the functions it calls randomness is looked for
 
@@ -85,6 +98,12 @@ class State:
         """``call(pure, args_copied, kwargs_copied)``, then ``plain(*args, **kwargs)`` once;
         what ``call`` returns."""
         kept = self._kept(args, kwargs)
+        with _serial(self):
+            out = self._called(kept, call)
+        self.plain(*args, **kwargs)
+        return out
+
+    def _called(self, kept, call):
         given = self._given(kept, again=False)
         if self.watched >= _WATCHED or sys.getprofile() is not None:  # (a profiler's own)
             out = call(self.pure, *given)
@@ -99,7 +118,6 @@ class State:
                     "other values", **_where(self.plain), hint="return the new state instead "
                     "of changing the argument (return value, new_state), or use another "
                     "transform (jacfwd, grad)")
-        self.plain(*args, **kwargs)
         return out
 
     def later(self, args, kwargs, call):
@@ -110,7 +128,8 @@ class State:
         kept = self._kept(args, kwargs)
 
         def then(*more):
-            return call(self.pure, *self._given(kept), *more)
+            with _serial(self):
+                return call(self.pure, *self._given(kept), *more)
 
         return self.plain(*args, **kwargs), then
 
@@ -133,15 +152,22 @@ class State:
             _refreshed(a, kept, {})
             return pullback(dy)
 
-        def pullback(dy):
-            return then(dy)
-
-        return (value, pullback, out[1]) if has_aux else (value, pullback)
+        return (value, then, out[1]) if has_aux else (value, then)
 
     def jvp(self, primals, tangents, wrt, backend, jvp):
         """``srcad.jvp(f, primals, tangents)`` (``jvp``: srcad's), through :meth:`run`."""
         return self.run(tuple(primals), {}, lambda g, a, k: jvp(g, a, tangents, wrt=wrt,
                                                                 backend=backend))
+
+    def made(self, wrt, mode, has_aux, backend, make):
+        """``grad``/``value_and_grad`` (``make``: srcad.api's ``_made``): the body run once
+        per call where :mod:`srcad.written_once` can, else :meth:`returning`."""
+        if not has_aux and backend == "python" and mode in ("grad", "value_and_grad"):
+            once = written_once.derivative(self, wrt, mode, lambda g, w, m, aux: make(
+                g, w, m, aux, backend))
+            if once is not None:
+                return once
+        return self.returning(lambda g: make(g, wrt, mode, has_aux, backend))
 
     def returning(self, make):
         """The derivative ``make(pure)`` makes, called through :meth:`run`."""
@@ -198,7 +224,7 @@ class State:
         where = _where(self.plain)
         if self.draws is None:
             self.draws = _draws(self.plain, 0, set())
-        if self.draws:
+        if self.draws or any(_random_object(v) for v in arguments.values()):
             raise MutationError(
                 f"{_name(self.plain)} changes what it is given ({_names(self)}) and draws "
                 "random numbers: srcad runs it plainly after its derivative, to leave the "
@@ -212,6 +238,16 @@ class State:
         for name, value, cell in _free_values(self.plain):
             _reach(value, f"the global (or closure) value {name}", seen, id(cell) in mine,
                    self.plain, where)
+
+
+#: held while a derivative of a function writing into closure values runs: the copy's
+#: cells, refreshed per call (State._given), are one for every thread
+_CELLS_LOCK = threading.RLock()
+
+
+def _serial(state):
+    """:data:`_CELLS_LOCK` where ``state``'s copy has cells of its own, else nothing held."""
+    return _CELLS_LOCK if state.cells else contextlib.nullcontext()
 
 
 def _scaled(tree, dy):
@@ -383,11 +419,26 @@ def _draws(f, depth, done):
         return False
     done.add(id(f))
     for code in _codes(f.__code__):
-        if any("rand" in n or n in _SAMPLERS for n in code.co_names):
+        if any(n in _SAMPLERS for n in code.co_names):
             return True
-    return any(_draws(v, depth + 1, done) for _, v, _ in _free_values(f)
+    values = [v for _, v, _ in _free_values(f)]
+    if any(_random_object(v) for v in values):  # (from numpy.random import normal as nrm)
+        return True
+    return any(_draws(v, depth + 1, done) for v in values
                if isinstance(v, types.FunctionType) and
                getattr(v, "__module__", None) == f.__module__)
+
+
+def _random_object(value):
+    """Whether ``value`` is a module, a generator or a function drawing random numbers."""
+    if isinstance(value, _GENERATORS):
+        return True
+    if isinstance(value, types.ModuleType):
+        return value is random or value is np.random
+    module = getattr(value, "__module__", None) or ""
+    owner = getattr(value, "__self__", None)
+    return callable(value) and (module == "random" or module.startswith("numpy.random") or
+                                isinstance(owner, _GENERATORS))
 
 
 def _names(state):
