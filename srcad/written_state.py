@@ -221,23 +221,37 @@ class State:
         return bound.arguments
 
     def _check(self, arguments):
-        where = _where(self.plain)
+        """Refuse a call where what ``plain`` writes into is reached another way (see the
+        module's docstring), or it may draw random numbers. Walked: what it writes into,
+        then only the containers among the other arguments and the globals and closure
+        values its code names (an array: its memory's base looked up)."""
         if self.draws is None:
             self.draws = _draws(self.plain, 0, set())
-        if self.draws or any(_random_object(v) for v in arguments.values()):
+        if self.draws or any(isinstance(v, _GENERATORS) for v in arguments.values()):
             raise MutationError(
                 f"{_name(self.plain)} changes what it is given ({_names(self)}) and draws "
                 "random numbers: srcad runs it plainly after its derivative, to leave the "
-                "caller's objects as it would, and that run would draw other numbers", **where,
-                hint="draw the numbers outside and pass them, or return the new state (return "
-                "value, new_state) instead of changing the argument")
+                "caller's objects as it would, and that run would draw other numbers",
+                **_where(self.plain), hint="draw the numbers outside and pass them, or return "
+                "the new state (return value, new_state) instead of changing the argument")
         seen = {}
         mine = {id(theirs) for theirs, _ in self.cells}
+        free = [(f"the global (or closure) value {name}", value, cell is not None and id(
+            cell) in mine) for name, value, cell in _free_values(self.plain)]
+        for name in self.written:
+            if name in arguments:
+                _reach(arguments[name], name, seen, True, self.plain)
+        for path, value, written in free:
+            if written:
+                _reach(value, path, seen, True, self.plain)
+        if not seen:
+            return
         for name, value in arguments.items():
-            _reach(value, name, seen, name in self.written, self.plain, where)
-        for name, value, cell in _free_values(self.plain):
-            _reach(value, f"the global (or closure) value {name}", seen, id(cell) in mine,
-                   self.plain, where)
+            if name not in self.written:
+                _reach(value, name, seen, False, self.plain)
+        for path, value, written in free:
+            if not written:
+                _reach(value, path, seen, False, self.plain)
 
 
 #: held while a derivative of a function writing into closure values runs: the copy's
@@ -363,33 +377,35 @@ def _watching(code, call):
     return out, bool(ran)
 
 
-def _reach(value, path, seen, written, f, where, depth=0):
-    """Record the objects ``value`` is or holds (``seen``: key -> (path, written)); refuse
-    one of an argument ``f`` writes into reached again (see the module's docstring)."""
+def _reach(value, path, seen, written, f, depth=0):
+    """Record the objects ``value`` (what ``f`` writes into: ``written``) is or holds
+    (``seen``: key -> path); refuse one reached again (see the module's docstring). Not
+    ``written``: only looked up (called after every written object is recorded)."""
     if isinstance(value, np.ndarray):
         base = value
         while isinstance(base.base, np.ndarray):
             base = base.base
-        keys = [("memory", id(base))]
-    elif isinstance(value, (dict, list)) or (isinstance(value, tuple) and depth < 8):
-        keys = [("object", id(value))] if not isinstance(value, tuple) else []
+        key = ("memory", id(base))
+    elif isinstance(value, (dict, list)):
+        key = ("object", id(value))
+    elif isinstance(value, tuple) and depth < 8:
+        key = None
     else:
         return
-    for key in keys:
-        if key in seen and (written or seen[key][1]):
-            first = seen[key][0]
+    if key is not None:
+        if key in seen:
             raise MutationError(
                 f"{_name(f)} changes what it is given in place, and what it changes is also "
-                f"reached through {path} and {first} (the same object, or sharing memory): "
-                "srcad differentiates it on copies of the objects it changes, where Python "
-                "changes both", **where,
+                f"reached through {path} and {seen[key]} (the same object, or sharing "
+                "memory): srcad differentiates it on copies of the objects it changes, where "
+                "Python changes both", **_where(f),
                 hint="pass a copy for one of them (write .copy() after it): each object the "
                 "function changes reached through one argument alone")
-        seen.setdefault(key, (path, written))
-    items = value.values() if isinstance(value, dict) else value if isinstance(
-        value, (list, tuple)) else ()
-    for item in items:
-        _reach(item, path, seen, written, f, where, depth + 1)
+        if written:
+            seen[key] = path
+    if key is None or key[0] == "object":
+        for item in value.values() if isinstance(value, dict) else value:
+            _reach(item, path, seen, written, f, depth + 1)
 
 
 def _free_values(f):
