@@ -26,17 +26,18 @@ in place, the identities the caller sees being Python's:
 The two-run path of :mod:`srcad.written_state` stays where this cannot be exact, chosen
 before anything runs: another transform (``vjp``, ``jvp``, ``jacobian``, ``hessian``,
 ``hvp``, ``linearize``, derivatives of derivatives), ``has_aux``, ``backend="numba"``,
-closure values written into, a parameter written into that the function also binds
-(``p = {}``), a ``return`` that is not the body's end, an object nested in the state that
-something else holds (``m = state["m"]`` kept by the caller) or of another class than an
-array, list, dict, tuple, number or string; and for good, for that function, where srcad
-refuses the copy returning its state (its code would read an object changed through an
-alias). After the run, a stored view of an array of the state (``p["v"] = p["a"][1:]``)
-or an array whose shape changed cannot be written back: ``f`` is then run plainly on the
-caller's objects (the two-run result, its side effects twice).
+closure values written into, a parameter written into that the function also binds (``p =
+{}``), a ``return`` that is not the body's end or sits in a ``with`` or ``try``, an object
+nested in the state that something else holds (``m = state["m"]`` kept by the caller) or of
+another class than an array, list, dict, tuple, number or string; and for good, for that
+function, where srcad refuses the copy returning its state (its code would read an object
+changed through an alias). After the run, a stored view of an array of the state (``p["v"] =
+p["a"][1:]``) or an array whose shape changed cannot be written back: ``f`` is then run
+plainly on the caller's objects (the two-run result, its side effects twice).
 
-Imports the standard library, numpy, gast, :mod:`srcad.errors`, :mod:`srcad.aux_calls`,
-:mod:`srcad.frontend.returned_records` and :mod:`srcad.frontend.changed_lists`.
+Imports the standard library, numpy, gast, :mod:`srcad.errors` and the frontend's
+:mod:`~srcad.frontend.aux_pairs`, :mod:`~srcad.frontend.returned_records`,
+:mod:`~srcad.frontend.source` and :mod:`~srcad.frontend.changed_lists`.
 """
 
 from __future__ import annotations
@@ -47,9 +48,8 @@ import sys
 import gast
 import numpy as np
 
-from . import aux_calls
 from .errors import SrcadError
-from .frontend import returned_records
+from .frontend import aux_pairs, returned_records
 from .frontend import source as source_module
 from .frontend.changed_lists import _own
 
@@ -108,7 +108,7 @@ def _back_copy(state):
         fdef = source_module.read(f).node
     except Exception:  # noqa: BLE001 - no source: the two runs
         return None
-    if _rebinds(fdef, written) or not _ends_in_return(fdef):
+    if _rebinds(fdef, written) or not aux_pairs.returns_pairs(fdef):
         return None
 
     def rewrite(tree, taken):
@@ -127,7 +127,7 @@ def _back_copy(state):
     back.__srcad_owned__ = frozenset(written)
     back.__srcad_owned_cells__ = ()
     back.__srcad_in_place__ = _augmented_items(fdef, written)
-    return back if aux_calls.returns_pairs(back) else None
+    return back
 
 
 def _augmented_items(fdef, written):
@@ -151,11 +151,6 @@ def _rebinds(fdef, written):
         n.ctx, (gast.Store, gast.Del)) and id(n) not in augmented for n in gast.walk(fdef)) or \
         any(isinstance(n, (gast.Global, gast.Nonlocal)) and set(n.names) & set(written)
             for n in gast.walk(fdef))
-
-
-def _ends_in_return(fdef):
-    body = fdef.body
-    return bool(body) and isinstance(body[-1], gast.Return) and body[-1].value is not None
 
 
 def _held(value):

@@ -32,6 +32,12 @@ plain run is still once). A derivative of such a derivative (``grad(grad(f))``, 
 of ``grad(f)``) differentiates the inner copy's code and runs ``f`` once
 (``__srcad_state__``).
 
+(session 37) ``grad`` and ``value_and_grad`` run ``f``'s body once per call instead where
+they can (:meth:`State.made`, :mod:`srcad.written_once`: the copy returning its state,
+written back into the caller's objects). A derivative of a function writing into closure
+values holds a lock while the copy's cells are refreshed and read (:func:`_serial`): one
+call at a time across threads.
+
 Refused (:class:`MutationError`, before anything runs), where the copy's values would not be
 Python's: an object the function writes into that is also reachable from another argument, or
 from a global or closure name the function reads (``grad(f)(a, a)``, ``f(x, d)`` with
@@ -40,7 +46,8 @@ drawing random numbers (``np.random``, ``random``; the plain run would draw othe
 cost: the plain run, once per call (a function returning its new state instead, ``return
 loss, new_state``, avoids it).
 
-Imports the standard library, numpy, ``srcad.errors`` and ``srcad.frontend.written_cells``.
+Imports the standard library, numpy, ``srcad.errors``, ``srcad.written_once`` and
+``srcad.frontend.written_cells``.
 """
 
 from __future__ import annotations
