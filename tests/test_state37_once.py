@@ -8,9 +8,12 @@ caller also holds, a stored view of an array of the state, a parameter bound aga
 transforms (``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``hvp``). Also: a function naming
 ``operand`` or ``grand_total`` is no random draw (session 36 refused it); a generator given
 or imported under another name is; derivatives of a function writing into closure values
-called from threads at once (the copy's cells serialised).
+called from threads at once (the copy's cells serialised); ``vjp``/``linearize`` of
+``grad(f)`` give the gradient as their value (1768c050 gave ``f``'s: a wrong value), and
+reverse over reverse of autograd's ``test_assignment_raises_error``.
 
-The "once" cases fail on 1768c050 (the print shows twice), and the names' case (refused)."""
+The "once" cases fail on 1768c050 (the print shows twice), and so do the names' case
+(refused), the draws' (not refused), the values' and often the threads' (a KeyError)."""
 
 from __future__ import annotations
 
@@ -314,3 +317,58 @@ def test_closure_cells_from_threads():
     finally:
         sys.setswitchinterval(interval)
     assert not errors, errors[0]
+
+
+def cubed(x, s):
+    s["m"] = s["m"] + x
+    return x ** 3 * s["w"]
+
+
+def assigns(A, b):  # autograd's test_assignment_raises_error (its own suite expects a raise)
+    A[1] = b
+    return np.sum(A * A) * b
+
+
+@pytest.mark.parametrize("transform", ["vjp", "linearize"])
+def test_derivative_of_derivative_value(transform):
+    """``vjp(grad(f), ...)`` and ``linearize(grad(f), ...)`` of a function writing into its
+    state: the value is the gradient (1768c050 gave f's own value, f(2) for f'(2): a wrong
+    value), the pullback or tangent the second derivative, the state one plain run's."""
+    start = {"m": 0.5, "w": 2.0}
+    state, plain = dict(start), dict(start)
+    g = srcad.grad(cubed)
+    if transform == "vjp":
+        value, pullback = srcad.vjp(g, 2.0, state, wrt=0)
+        second = pullback(1.0)
+    else:
+        value, tangent = srcad.linearize(g, 2.0, state, wrt=(0,))
+        second = tangent(1.0)
+    cubed(2.0, plain)
+    assert state == plain
+    np.testing.assert_allclose(value, 3 * 4.0 * 2.0, rtol=1e-13)
+    want = (g(2.0 + 1e-5, dict(start)) - g(2.0 - 1e-5, dict(start))) / 2e-5
+    np.testing.assert_allclose(second, want, rtol=1e-7)
+
+
+def test_reverse_over_reverse_of_an_assignment():
+    """autograd's suite's reverse-over-reverse of ``A[1] = b; ...`` (refused in session 36:
+    vjp of a derivative of a writer took f's value): the gradient's vjp against central
+    differences of the gradient, on copies."""
+    A, b = np.array([0.5, -1.0, 2.0]), 3.0
+    g = srcad.grad(assigns, wrt=(0, 1))
+    mine, plain = A.copy(), A.copy()
+    value, pullback = srcad.vjp(g, mine, b, wrt=(0, 1))
+    assigns(plain, b)
+    np.testing.assert_allclose(mine, plain, rtol=1e-13)
+    u = (np.array([1.0, 0.5, -2.0]), 0.25)
+    got = pullback(u)
+
+    def s(a, c):
+        d = g(a.copy(), c)
+        return np.sum(u[0] * d[0]) + u[1] * d[1]
+
+    np.testing.assert_allclose(got[0], central(lambda a: s(a, b), [A], 0, h=1e-5), rtol=1e-6,
+                               atol=1e-6)
+    np.testing.assert_allclose(got[1], (s(A, b + 1e-5) - s(A, b - 1e-5)) / 2e-5, rtol=1e-6)
+    for v, w in zip(value, g(A.copy(), b)):
+        np.testing.assert_allclose(v, w, rtol=1e-13)
