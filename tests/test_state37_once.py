@@ -372,3 +372,24 @@ def test_reverse_over_reverse_of_an_assignment():
     np.testing.assert_allclose(got[1], (s(A, b + 1e-5) - s(A, b - 1e-5)) / 2e-5, rtol=1e-6)
     for v, w in zip(value, g(A.copy(), b)):
         np.testing.assert_allclose(v, w, rtol=1e-13)
+
+
+def appends_whole(x, history):
+    y = x * 2.0
+    history.append(y)
+    return np.sum(y * x)
+
+
+def test_array_appended_whole():
+    """An array appended whole to the list given (forms17 refuses it on the two-run path:
+    the copy records plain values only): ``grad`` returns the state as its one run leaves it,
+    the list holding the array the function made (as Python's), not refused."""
+    mine, plain = [1.0], [1.0]
+    got = srcad.grad(appends_whole)(X, mine)
+    appends_whole(X, plain)
+    np.testing.assert_allclose(got, central(lambda y: appends_whole(y, []), [X], 0),
+                               rtol=1e-7)
+    assert len(mine) == 2 and mine[0] == 1.0 and type(mine[1]) is np.ndarray
+    np.testing.assert_allclose(mine[1], plain[1], rtol=1e-15)
+    with pytest.raises(MutationError):  # (the two-run path: refused as before)
+        srcad.jvp(appends_whole, (X, []), (X,), wrt=(0,))
