@@ -83,8 +83,9 @@ def derivative(state, wrt, mode, make):
         given = state._given((copies, []), again=False)
         try:
             out = inner(*given[0], **given[1])
-        except SrcadError:  # the copy returning its state refused: the two runs, from now
-            refused.append(True)
+        except SrcadError:  # the copy returning its state refused (where its code is made,
+            refused.append(True)  # before it runs; or by a check as it runs: f's effects
+            # before the check then happen a second time): the two runs, from now on
             return twice(*args, **kwargs)
         (result, final), grads = (out[0], out[1]) if value else ((None, out[1]), out[0])
         if not _written_back(arguments, state.written, final, origin,
