@@ -55,6 +55,7 @@ from .frontend import source as source_module
 from .frontend.changed_lists import _own
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic)
+_WATCHED = 2  # the calls of a derivative watched for a plain run of the copy (_watching)
 
 
 def derivative(state, wrt, mode, make):
@@ -67,7 +68,7 @@ def derivative(state, wrt, mode, make):
     inner = make(back, wrt, mode, True)
     twice = state.returning(lambda g: make(g, wrt, mode, False))
     value = mode.startswith("value_and_grad")
-    refused = []
+    refused, watched = [], []
 
     @functools.wraps(state.plain)
     def once(*args, **kwargs):
@@ -82,7 +83,14 @@ def derivative(state, wrt, mode, make):
             return twice(*args, **kwargs)
         given = state._given((copies, []), again=False)
         try:
-            out = inner(*given[0], **given[1])
+            if len(watched) >= _WATCHED or sys.getprofile() is not None:
+                out = inner(*given[0], **given[1])
+            else:  # the first calls: does srcad run the copy plainly (changing the copies
+                watched.append(True)  # its code then reads)? A safety net: none is known
+                out, ran = _watching(back.__code__, lambda: inner(*given[0], **given[1]))
+                if ran:
+                    refused.append(True)
+                    return twice(*args, **kwargs)
         except SrcadError:  # the copy returning its state refused (where its code is made,
             refused.append(True)  # before it runs; or by a check as it runs: f's effects
             # before the check then happen a second time): the two runs, from now on
@@ -97,6 +105,22 @@ def derivative(state, wrt, mode, make):
     once.__srcad_state__ = twice.__srcad_state__  # (a derivative of it: the two-run path)
     once.__srcad_once__ = inner
     return once
+
+
+def _watching(code, call):
+    """``(call(), whether the code object ``code`` ran meanwhile)`` (``sys.setprofile``)."""
+    ran = []
+
+    def seen(frame, event, arg):
+        if event == "call" and frame.f_code is code:
+            ran.append(True)
+
+    sys.setprofile(seen)
+    try:
+        out = call()
+    finally:
+        sys.setprofile(None)
+    return out, bool(ran)
 
 
 def _back_copy(state):

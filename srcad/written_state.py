@@ -67,6 +67,7 @@ import numpy as np
 from . import written_once
 from .errors import MutationError, SrcadError
 from .frontend.written_cells import closure_written, params_written
+from .written_once import _watching
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, types.ModuleType)
 _STATES = weakref.WeakKeyDictionary()  # function -> False: writes nothing (a State: on f)
@@ -376,22 +377,6 @@ def _copied(value, memo):
         out = copy.deepcopy(value, memo)
     memo[id(value)] = out
     return out
-
-
-def _watching(code, call):
-    """``(call(), whether the code object ``code`` ran meanwhile)`` (``sys.setprofile``)."""
-    ran = []
-
-    def seen(frame, event, arg):
-        if event == "call" and frame.f_code is code:
-            ran.append(True)
-
-    sys.setprofile(seen)
-    try:
-        out = call()
-    finally:
-        sys.setprofile(None)
-    return out, bool(ran)
 
 
 def _reach(value, path, seen, written, f, depth=0):
