@@ -90,11 +90,12 @@ def derivative(state, wrt, mode, make):
                 out, ran = _watching(back.__code__, lambda: inner(*given[0], **given[1]))
                 if ran:
                     refused.append(True)
+                    once.__srcad_once__ = None
                     return twice(*args, **kwargs)
         except SrcadError:  # the copy returning its state refused (where its code is made,
             refused.append(True)  # before it runs; or by a check as it runs: f's effects
-            # before the check then happen a second time): the two runs, from now on
-            return twice(*args, **kwargs)
+            once.__srcad_once__ = None  # before the check then happen a second time): the
+            return twice(*args, **kwargs)  # two runs, from now on
         (result, final), grads = (out[0], out[1]) if value else ((None, out[1]), out[0])
         if not _written_back(arguments, state.written, final, origin,
                              back.__srcad_in_place__):
@@ -103,7 +104,7 @@ def derivative(state, wrt, mode, make):
 
     once.__wrapped__ = twice.__wrapped__
     once.__srcad_state__ = twice.__srcad_state__  # (a derivative of it: the two-run path)
-    once.__srcad_once__ = inner
+    once.__srcad_once__ = inner  # (what srcad.source shows: written_state.made_of)
     return once
 
 

@@ -474,7 +474,11 @@ def mode_for(g, mode):
 
 def made_of(g):
     """``g``, or for a derivative made here (:meth:`State.returning`), the derivative of the
-    copy it calls (what ``srcad.source`` shows)."""
+    copy it calls (what ``srcad.source`` shows), or of the copy returning its state
+    (:mod:`srcad.written_once`) where that is what runs."""
+    once = getattr(g, "__srcad_once__", None)
+    if once is not None:
+        return once
     state = getattr(g, "__srcad_state__", None)
     return state.pure if isinstance(state, State) else g
 
