@@ -243,7 +243,7 @@ def forward_in_place(fwd):
         found[id(stmt)] = tangents and fwd.varied(stmt.obj) and not any(
             an.is_complex(a) for a in (stmt.obj, ir.Var(stmt.target), stmt.value)) and (
             _fresh(stmt.obj.name, fwd, aliases.defs, set())) and not (
-            _tangent_read_after(stmt, shares, edges, after))
+            _tangent_read_after(stmt, shares, edges, after, aliases.own))
     return found
 
 
@@ -275,10 +275,10 @@ def _tangent_edges(fn, an, fwd):
     return edges
 
 
-def _tangent_read_after(stmt, shares, edges, after):
+def _tangent_read_after(stmt, shares, edges, after, names):
     """Whether a value whose tangent may share the written tangent's memory is read after
     the write ``stmt`` (its own result aside)."""
-    shared = {n for _, n in edges if shares(n)} | {stmt.obj.name, stmt.target}
+    shared = {n for n in names if shares(n)} | {stmt.obj.name, stmt.target}
     grown = True
     while grown:
         grown = False
