@@ -19,8 +19,15 @@ import torch
 import srcad
 from srcad.api import jvp_source
 from tests.sampling import LONG
-from tests.test_fills36_owned_writes import CALLEE, EARLY_RETURN, FILL, GRID, LISTED, RECURRENCE
-from tests.test_fills36_owned_writes import _torch_text
+from tests.test_fills36_owned_writes import (
+    CALLEE,
+    EARLY_RETURN,
+    FILL,
+    GRID,
+    LISTED,
+    RECURRENCE,
+    _torch_text,
+)
 
 # the value's memory new, its tangent the caller's (``out = x + 1.0``: ``dout = dx``)
 SHIFTED = """
