@@ -235,7 +235,7 @@ def forward_in_place(fwd):
     aliases = Aliases(fn, an)
     after = Liveness(fn).live()
     edges = _tangent_edges(fn, an, fwd)
-    tangents = type(fwd).zero is _plain_zero()  # (k directions' tangents: copied)
+    tangents = getattr(fwd, "tangents_in_place", True)  # (BatchedForward: k directions)
     for stmt, _ in writes:
         shares = _unread(stmt, an, aliases, after)
         if shares is None:
@@ -245,11 +245,6 @@ def forward_in_place(fwd):
             _fresh(stmt.obj.name, fwd, aliases.defs, set())) and not (
             _tangent_read_after(stmt, shares, edges, after, aliases.own))
     return found
-
-
-def _plain_zero():
-    from .forward import Forward  # (forward imports this module through forward_writes)
-    return Forward.zero
 
 
 def _tangent_edges(fn, an, fwd):
