@@ -19,6 +19,7 @@ import torch
 import srcad
 from srcad.api import jvp_source
 from tests.sampling import LONG
+from tests.twin_checks import central
 from tests.test_fills36_owned_writes import (
     CALLEE,
     EARLY_RETURN,
@@ -157,3 +158,64 @@ def test_hessian_of_fills(load_module, program):
     v = rng.uniform(-1.0, 1.0, n)
     np.testing.assert_allclose(srcad.hvp(lambda x_: f(x_, w), x, v), want @ v, rtol=1e-9,
                                atol=1e-11)
+
+
+ROWS = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros((n, n))
+    for k in range(n):
+        out[k, :] = x[k] * w
+    return np.sum(out * out)
+"""
+COLUMNS = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros((n, n))
+    for k in range(n):
+        out[:, k] = np.sin(x * w[k])
+    return np.sum(out * np.cos(out))
+"""
+# a part read again (the value's gradient a view of the written part: copied before zeroing)
+PARTS = """
+def f(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for k in range(1, n):
+        out[:k] = out[:k] * w[k] + x[:k]
+    return np.sum(out * out)
+"""
+#: slice writes: (program, whether the backward sweep zeroes the part in place)
+SLICES = {"rows": (ROWS, True), "columns": (COLUMNS, True), "parts": (PARTS, True)}
+
+
+@pytest.mark.parametrize("program", sorted(SLICES))
+def test_slice_writes_zero_the_gradient_in_place(load_module, program):
+    text, in_place = SLICES[program]
+    f = load_module(f"slice_fills_{program}", "import numpy as np\n" + text).f
+    twin = load_module(f"slice_fills_twin_{program}", "import torch\n" + _torch_text(text)).f
+    rng = np.random.default_rng(3)
+    x, w = rng.uniform(0.2, 0.9, 4), rng.uniform(0.2, 0.9, 4)
+    df = srcad.grad(f, wrt=(0, 1))
+    gx, gw = df(x, w)
+    np.testing.assert_allclose(gx, central(f, (x, w), 0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gw, central(f, (x, w), 1), rtol=1e-6, atol=1e-7)
+    xs, ws = (torch.tensor(v, requires_grad=True) for v in (x, w))
+    twin(xs, ws).backward()
+    np.testing.assert_allclose(gx, xs.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gw, ws.grad.numpy(), rtol=1e-10, atol=1e-12)
+    assert ("cleared(" not in srcad.source(df)) == in_place, srcad.source(df)
+
+
+def test_a_callers_cotangent_is_not_zeroed(load_module):
+    """vjp of the array itself: its gradient is the caller's cotangent, copied (``cleared``)
+    where the written part's gradient is zeroed, never changed."""
+    f = load_module("slice_fills_returned", "import numpy as np\n" + ROWS.replace(
+        "return np.sum(out * out)", "return out")).f
+    x, w = np.linspace(0.2, 0.9, 3), np.linspace(0.3, 0.6, 3)
+    value, pullback = srcad.vjp(f, x, w, wrt=(0, 1))
+    cot = np.arange(9.0).reshape(3, 3)
+    gx, gw = pullback(cot)
+    np.testing.assert_array_equal(cot, np.arange(9.0).reshape(3, 3))
+    np.testing.assert_allclose(gx, np.sum(cot * w, axis=1), rtol=1e-12)
+    np.testing.assert_allclose(gw, x @ cot, rtol=1e-12)
