@@ -19,7 +19,6 @@ import torch
 import srcad
 from srcad.api import jvp_source
 from tests.sampling import LONG
-from tests.twin_checks import central
 from tests.test_fills36_owned_writes import (
     CALLEE,
     EARLY_RETURN,
@@ -29,6 +28,7 @@ from tests.test_fills36_owned_writes import (
     RECURRENCE,
     _torch_text,
 )
+from tests.twin_checks import central
 
 # the value's memory new, its tangent the caller's (``out = x + 1.0``: ``dout = dx``)
 SHIFTED = """
