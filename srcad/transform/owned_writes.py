@@ -225,6 +225,7 @@ def forward_in_place(fwd):
     if found is not None:
         return found
     found = fwd.owned_arrays = {}
+    fwd.owned_sharing = {}  # id of such a write -> (the names, the tangents' names) sharing
     if not getattr(fwd, "runs_only", False):
         return found  # (set by srcad.pipeline.tangents: NumPy arrays, the Python backend)
     fn, an = fwd.fn, fwd.an
@@ -240,11 +241,28 @@ def forward_in_place(fwd):
         shares = _unread(stmt, an, aliases, after)
         if shares is None:
             continue
+        shared = _tangent_shared(stmt, shares, edges, aliases.own)
         found[id(stmt)] = tangents and fwd.varied(stmt.obj) and not any(
             an.is_complex(a) for a in (stmt.obj, ir.Var(stmt.target), stmt.value)) and (
-            _fresh(stmt.obj.name, fwd, aliases.defs, set())) and not (
-            _tangent_read_after(stmt, shares, edges, after, aliases.own))
+            _fresh(stmt.obj.name, fwd, aliases.defs, set())) and not any(
+            n != stmt.target and n in shared for n in after.get(id(stmt), ()))
+        fwd.owned_sharing[id(stmt)] = ({n for n in aliases.own if shares(n)}, shared)
     return found
+
+
+def mark_writes(fwd, stmt, made):
+    """Mark the writes in place among ``made`` (the code of the write ``stmt``) with the
+    names that may share the array or its tangent: the tidy pass moves no read of them past
+    the write (``dt_1 = dt * 2 * t`` with ``t = y[1:3]``, put into ``dy_1[1:3] = ...``
+    after ``y[1:3] = t ** 2``, would read the new ``t``)."""
+    sharing = getattr(fwd, "owned_sharing", {}).get(id(stmt))
+    if sharing is None or id(stmt) not in fwd.owned_arrays:
+        return
+    values, tangents = sharing
+    names = values | {fwd.tnames[n] for n in tangents if n in fwd.tnames}
+    for node in made:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            node.srcad_writes_into = names
 
 
 def _tangent_edges(fn, an, fwd):
@@ -270,9 +288,9 @@ def _tangent_edges(fn, an, fwd):
     return edges
 
 
-def _tangent_read_after(stmt, shares, edges, after, names):
-    """Whether a value whose tangent may share the written tangent's memory is read after
-    the write ``stmt`` (its own result aside)."""
+def _tangent_shared(stmt, shares, edges, names):
+    """The names of the values whose tangent may share the memory of the tangent ``stmt``
+    writes (``names``: every name, those sharing the array's memory first)."""
     shared = {n for n in names if shares(n)} | {stmt.obj.name, stmt.target}
     grown = True
     while grown:
@@ -281,7 +299,7 @@ def _tangent_read_after(stmt, shares, edges, after, names):
             if n not in shared and reads & shared:
                 shared.add(n)
                 grown = True
-    return any(n != stmt.target and n in shared for n in after.get(id(stmt), ()))
+    return shared
 
 
 def _fresh(name, fwd, defs, seen):
