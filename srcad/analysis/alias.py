@@ -43,7 +43,7 @@ from .write_names import copy_hint, spelled, user_names
 from .write_names import described as described_names
 
 
-class _Liveness:
+class Liveness:
     """For every write, the names read after it (``after``: id of the statement -> names)."""
 
     def __init__(self, fn):
@@ -107,7 +107,7 @@ def check(fn, analysis, callee=False):
     (``analysis.callees.written``), refused there if anything reads that object afterwards."""
     aliases = Aliases(fn, analysis)
     rows = row_views.Rows(fn, analysis, aliases)  # rows a counting loop writes, and views
-    after = _Liveness(fn).live()
+    after = Liveness(fn).live()
     source = fn.source
     named = {**user_names(fn), **getattr(fn, "spellings", {})}  # (t_2 -> ys[k])
 

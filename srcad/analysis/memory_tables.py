@@ -163,8 +163,8 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.f
 
 
 #: srcad's own runtime helpers that build a new value (generated code differentiated again)
-_FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tangent", "add",
-                  "added_at"}
+_FRESH_HELPERS = {"fill", "zeros_like", "zeros_array", "scatter", "cleared", "total",
+                  "copy_tangent", "add", "added_at"}
 #: ... and those among them whose list result holds its arguments' objects (see _assign)
 _SHARED_ITEMS = {"fill", "cleared", "added_at"}
 #: ... and those among them whose list result holds a new object at every index

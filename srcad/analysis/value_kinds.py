@@ -111,6 +111,8 @@ class ValueKinds:
         if _shaped_like_second(fn, prim) and kinds[1] in (ARRAY, SEQ if fn.__name__ ==
                                                           "scatter" else SCALAR):
             return kinds[1]  # a gradient shaped like the primal value indexed or summed
+        if family_of(fn) == "runtime" and fn.__name__ == "zeros_array":
+            return ARRAY  # a new float array shaped like its argument, always
         if family_of(fn) == "runtime" and fn.__name__ == "total" and len(kinds) == 1 and (
                 kinds[0] in (SCALAR, ARRAY)):
             return SCALAR  # a number, or an array summed to a number (a user rule's 0-d array)

@@ -517,11 +517,14 @@ def _inline_temps(fdef, temps):
 
 def _written_into(stmt, cache):
     """The names ``stmt`` writes into (``y[i] = v``, ``y[i] += v``, ``y.a = v``), its blocks'
-    statements included; ``cache``: by the statement's id."""
+    statements included, and those a write in place marks as sharing the array
+    (``srcad_writes_into``: :func:`srcad.transform.owned_writes.mark_writes`); ``cache``: by
+    the statement's id."""
     found = cache.get(id(stmt))
     if found is None:
         found = cache[id(stmt)] = set()
         for sub in _walk(stmt):
+            found.update(getattr(sub, "srcad_writes_into", ()))  # (a view's name too)
             if sub.__class__ in (ast.Subscript, ast.Attribute) and (
                     sub.ctx.__class__ is ast.Store):
                 while sub.__class__ in (ast.Subscript, ast.Attribute):

@@ -51,6 +51,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
     fwd = sweep(fn, analysis, namer, spelled)
+    fwd.runs_only = backend == "python" and not ducks and space is None  # (.owned_writes)
     body, result, tangent_out = fwd.run()
     label = namer.fresh(f"jvp_{fn.name}")
     tangents = [fwd.t(w) for w in wrt]

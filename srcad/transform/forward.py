@@ -39,7 +39,7 @@ from ..errors import MissingRuleError, SrcadError, UnsupportedSyntaxError, reach
 from ..rules import registry
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
-from . import forward_writes, nodes, templates
+from . import forward_writes, nodes, owned_writes, templates
 from .nodes import assign, call, name
 from .saves import forward_loop_node
 from .sweep import Sweep, bound_expr
@@ -410,7 +410,9 @@ def _statement(self, stmt, code):
     if isinstance(stmt, ir.Assign):
         self.assign(stmt, code)
     elif isinstance(stmt, ir.SetItem):  # (in place where the container is owned)
+        start = len(code)
         forward_writes.set_item(self, stmt, code)
+        owned_writes.mark_writes(self, stmt, code[start:])
     elif isinstance(stmt, ir.If):
         then = self.block(stmt.body) + self.phi_copies(stmt.phis, 0)
         other = self.block(stmt.orelse) + self.phi_copies(stmt.phis, 1)

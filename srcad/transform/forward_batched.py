@@ -349,6 +349,7 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
     """:class:`Forward` with tangents of ``k`` directions (see the module's docstring)."""
 
     whole_sums = False  # (the tangent of np.sum(a) is BATCHED's reduce, not tangent_sum)
+    tangents_in_place = False  # (k directions' tangents: copied at each write)
 
     def __init__(self, fn, analysis, namer, helper_names):
         super().__init__(fn, analysis, namer, helper_names)

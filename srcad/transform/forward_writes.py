@@ -40,6 +40,7 @@ import operator
 from ..core import ir
 from ..runtime import items as runtime_items
 from . import nodes
+from . import owned_writes as owned_arrays
 from .nodes import assign, call
 
 #: calls that make a new list or dict each time (a container's gradient, item by item)
@@ -48,8 +49,8 @@ _MAKERS = (runtime_items.items_at,)
 
 def set_item(fwd, stmt, code):
     """Append the code of the item write ``stmt`` and of its tangent to ``code``."""
-    owned = _owned(fwd)
-    in_place = id(stmt) in owned
+    owned, arrays = _owned(fwd), owned_arrays.forward_in_place(fwd)  # (arrays: fills37's)
+    in_place = id(stmt) in owned or id(stmt) in arrays
     source = nodes.expr(stmt.obj)
     code.append(assign(stmt.target, source if in_place else nodes.method(source, "copy")))
     code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
@@ -58,7 +59,8 @@ def set_item(fwd, stmt, code):
         return
     t = fwd.t(stmt.target)
     tangent = fwd.tangent_or_zero(stmt.obj)
-    if in_place and fwd.varied(stmt.obj) and _made_new(fwd, code, tangent.id):
+    if in_place and fwd.varied(stmt.obj) and (arrays.get(id(stmt)) or _made_new(
+            fwd, code, tangent.id)):
         fwd.new_tangents.add(t)
         code.append(assign(t, tangent))
     else:

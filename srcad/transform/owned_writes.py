@@ -9,7 +9,7 @@ written in place, when nothing can tell the difference:
 * ``y_1``'s memory is owned: every object it may be, or be a view of, was made in this
   function (an argument's or a global's would be the caller's; :mod:`srcad.analysis.memory`);
 * no value that may share that memory (``y_1`` itself, a view of it, a second name, a list
-  holding it) is read after the write by the forward sweep (:class:`.alias._Liveness`),
+  holding it) is read after the write by the forward sweep (:class:`.alias.Liveness`),
   except the written value ``y_2`` (and, through it, the loop's next step);
 * no such value is read by the backward sweep (``refs``: saved on a stack, or kept alive to
   the end), handed to a callee whose context the backward sweep reads, or kept otherwise,
@@ -35,11 +35,14 @@ Imports ``srcad.analysis`` (:class:`.memory.Aliases`, the liveness of :mod:`.ali
 from __future__ import annotations
 
 import ast
+import operator
 
-from ..analysis.alias import _Liveness
+import numpy as np
+
+from ..analysis.alias import Liveness
 from ..analysis.memory import Aliases
 from ..core import ir
-from ..core.kinds import ARRAY
+from ..core.kinds import ARRAY, SCALAR
 
 
 def in_place(sweep):
@@ -54,7 +57,7 @@ def in_place(sweep):
     if not writes:
         return set()
     aliases = Aliases(fn, an)
-    after = _Liveness(fn).live()
+    after = Liveness(fn).live()
     places, ends = {}, {}
     _number(fn.body, places, ends, [0])
     read_in = {}  # name -> ids of the blocks whose backward code reads it
@@ -165,14 +168,17 @@ def _blocks_in(stmts):
     return found
 
 
-def _owned_write(stmt, loops, an, aliases, after, places, ends, read_in, handed):
+def _unread(stmt, an, aliases, after):
+    """``shares(name)`` (whether a value may share the memory of ``stmt.obj``) when the
+    old array is owned and nothing sharing it is read after the write ``stmt`` (in the
+    code that runs forward), else None."""
     obj = stmt.obj
     if not isinstance(obj, ir.Var) or an.kinds.get(obj.name) != ARRAY or (
             obj.name in aliases.opaque):
-        return False
+        return None
     memory = aliases.own.get(obj.name, frozenset())
     if not memory or any(token[0] != "new" for token in memory):
-        return False  # the caller's, a global's, or not known
+        return None  # the caller's, a global's, or not known
 
     def shares(n):
         return bool((aliases.own.get(n, frozenset()) | aliases.held.get(n, frozenset()))
@@ -180,9 +186,16 @@ def _owned_write(stmt, loops, an, aliases, after, places, ends, read_in, handed)
 
     atoms = [*ir.atoms_in(stmt.index), *ir.atoms_in(stmt.value)]
     if any(isinstance(a, ir.Var) and shares(a.name) for a in atoms):
-        return False  # a part of obj written over obj
+        return None  # a part of obj written over obj
     if any(n != stmt.target and shares(n) for n in after.get(id(stmt), ())):
-        return False  # the old array, or something sharing it, read after the write
+        return None  # the old array, or something sharing it, read after the write
+    return shares
+
+
+def _owned_write(stmt, loops, an, aliases, after, places, ends, read_in, handed):
+    shares = _unread(stmt, an, aliases, after)
+    if shares is None:
+        return False
     if loops:
         outer = loops[0]
         end = ends[id(outer)]
@@ -197,3 +210,130 @@ def _owned_write(stmt, loops, an, aliases, after, places, ends, read_in, handed)
             continue  # the array as the loop left it, read after the loop (or the write)
         return False
     return not any(place <= end and any(shares(n) for n in names) for place, names in handed)
+
+
+#: calls whose tangent is a new array: a copy (``x.copy()``, ``np.copy(x)``, ``np.array(x)``:
+#: the tangent is the same call of the tangent)
+_COPIES = (np.copy, np.array)
+
+
+def forward_in_place(fwd):
+    """``{id of a SetItem: whether its tangent is written in place too}``: the writes of
+    ``fwd.fn`` forward mode's code makes in place (computed once a sweep; see the module
+    docstring). ``fwd``: the :class:`.forward.Forward` sweep."""
+    found = getattr(fwd, "owned_arrays", None)
+    if found is not None:
+        return found
+    found = fwd.owned_arrays = {}
+    fwd.owned_sharing = {}  # id of such a write -> (the names, the tangents' names) sharing
+    if not getattr(fwd, "runs_only", False):
+        return found  # (set by srcad.pipeline.tangents: NumPy arrays, the Python backend)
+    fn, an = fwd.fn, fwd.an
+    writes = []
+    _find(fn.body, (), writes)
+    if not writes:
+        return found
+    aliases = Aliases(fn, an)
+    after = Liveness(fn).live()
+    edges = _tangent_edges(fn, an, fwd)
+    tangents = getattr(fwd, "tangents_in_place", True)  # (BatchedForward: k directions)
+    for stmt, _ in writes:
+        shares = _unread(stmt, an, aliases, after)
+        if shares is None:
+            continue
+        shared = _tangent_shared(stmt, shares, edges, aliases.own)
+        found[id(stmt)] = tangents and fwd.varied(stmt.obj) and not any(
+            an.is_complex(a) for a in (stmt.obj, ir.Var(stmt.target), stmt.value)) and (
+            _fresh(stmt.obj.name, fwd, aliases.defs, set())) and not any(
+            n != stmt.target and n in shared for n in after.get(id(stmt), ()))
+        fwd.owned_sharing[id(stmt)] = ({n for n in aliases.own if shares(n)}, shared)
+    return found
+
+
+def mark_writes(fwd, stmt, made):
+    """Mark the writes in place among ``made`` (the code of the write ``stmt``) with the
+    names that may share the array or its tangent: the tidy pass moves no read of them past
+    the write (``dt_1 = dt * 2 * t`` with ``t = y[1:3]``, put into ``dy_1[1:3] = ...``
+    after ``y[1:3] = t ** 2``, would read the new ``t``)."""
+    sharing = getattr(fwd, "owned_sharing", {}).get(id(stmt))
+    if sharing is None or id(stmt) not in fwd.owned_arrays:
+        return
+    values, tangents = sharing
+    names = values | {fwd.tnames[n] for n in tangents if n in fwd.tnames}
+    for node in made:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            node.srcad_writes_into = names
+
+
+def _tangent_edges(fn, an, fwd):
+    """``(names read, name)`` pairs: a value whose tangent may be, view or hold the
+    tangent of one of the values it is made from (``y = x + 1.0``: ``dy = dx``), numbers'
+    left out (a number's tangent is a number)."""
+    edges = []
+    for stmt in ir.walk(fn.body):
+        reads = {v.name for v in ir.reads_of(stmt) if isinstance(v, ir.Var)}
+        if isinstance(stmt, ir.Assign) and stmt.target is None:
+            edges += [(reads, n) for n in reads]  # lst.append(row): lst holds it now
+        elif isinstance(stmt, ir.Loop) and stmt.target and an.kinds.get(
+                stmt.target) != SCALAR:  # for row in out: a view
+            edges.append(({v.name for v in ir.atoms_in(stmt.iter)} if not isinstance(
+                stmt.iter, ir.Prim) else {v.name for v in stmt.iter.operands()}, stmt.target))
+        elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and (
+                _new_tangent(stmt.value, fwd) or stmt.value.fn is operator.getitem):
+            continue  # (dx[i] is a view of dx where x[i] is one of x: shares tells)
+        elif isinstance(stmt, (ir.Assign, ir.SetItem)):
+            edges += [(reads, n) for n in ir.defined_by(stmt) if an.kinds.get(n) != SCALAR]
+        for p in getattr(stmt, "phis", ()):
+            edges.append(({v.name for v in p.sources if isinstance(v, ir.Var)}, p.target))
+    return edges
+
+
+def _tangent_shared(stmt, shares, edges, names):
+    """The names of the values whose tangent may share the memory of the tangent ``stmt``
+    writes (``names``: every name, those sharing the array's memory first)."""
+    shared = {n for n in names if shares(n)} | {stmt.obj.name, stmt.target}
+    grown = True
+    while grown:
+        grown = False
+        for reads, n in edges:
+            if n not in shared and reads & shared:
+                shared.add(n)
+                grown = True
+    return shared
+
+
+def _fresh(name, fwd, defs, seen):
+    """Whether the tangent of ``name`` is an array no other value's tangent began as: made
+    by the code (a zero for a value with no tangent, a copy's tangent), or written from such
+    a tangent (a loop's carried value: taken so at its back edge)."""
+    if name in seen or not fwd.varied(ir.Var(name)):
+        return True  # (no tangent: a zero made where it is read)
+    seen.add(name)
+    made = defs.get(name)
+    if isinstance(made, ir.Phi):
+        return all(not isinstance(s, ir.Var) or _fresh(s.name, fwd, defs, seen)
+                   for s in made.sources if s is not None)
+    if isinstance(made, ir.SetItem) and made.target == name and isinstance(made.obj, ir.Var):
+        return _fresh(made.obj.name, fwd, defs, seen)
+    if isinstance(made, ir.Assign) and made.target == name:
+        value = made.value
+        if isinstance(value, ir.Var):
+            return _fresh(value.name, fwd, defs, seen)
+        if not isinstance(value, ir.Prim) or value.kwargs:
+            return False
+        if value.fn is operator.getitem and isinstance(value.args[0], ir.Var):
+            return _fresh(value.args[0].name, fwd, defs, seen)  # dx[i]: a part of dx
+        return _new_tangent(value, fwd) or len(value.args) == 1 and (
+            value.fn == ir.Method("copy") or any(value.fn is f for f in _COPIES))
+    return False
+
+
+def _new_tangent(prim, fwd):
+    """Whether the tangent of ``prim`` (an :class:`ir.Prim`) is a new object: ``a + b``'s
+    ``da + db`` with both varying (``a + 1.0``'s is ``da`` itself), ``a * b``'s ``da * b``
+    (``b`` a value, not a literal the code may fold away), ``-a``'s ``-da``."""
+    if prim.kwargs or not all(isinstance(a, ir.Var) for a in prim.args):
+        return False
+    if prim.fn in (operator.add, operator.sub):
+        return all(fwd.varied(a) for a in prim.args)
+    return prim.fn in (operator.mul, operator.truediv, operator.neg)

@@ -123,6 +123,7 @@ class Data:
                 self.ref(stmt.obj.name, frame)
                 block = call(self.helper("last_writes"), block, nodes.expr(stmt.obj),
                              _index_node(stmt.index))
+            block = number_writes.kept_part(self, stmt, gname, block)  # (zeroed in place)
             part = number_writes.value_part(self, stmt, block, frame)  # y[i] = t: no t kept
             if stmt.target in self.an.complex and not self.an.is_complex(value):
                 part = self.real_of(value, part)  # a real value into a complex array
