@@ -12,8 +12,9 @@ is written. The generated function reads the user's globals live (the user's mod
 its globals) and sees the user's closure cells; srcad's helpers (``math``, ``np``, ``sign``,
 ...) are bound as closure cells of their own, under names that no user name shadows.
 
-Imports: ``srcad.errors`` (where a line came from), ``srcad.runtime`` (the helpers) and
-:mod:`srcad.transform.nodes` (the comment node).
+Imports: ``srcad.errors`` (where a line came from), ``srcad.runtime`` (the helpers),
+:mod:`srcad.transform.nodes` (the comment node) and its neighbour :mod:`.float_literals`
+(the float64 constants).
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ from .. import errors
 from ..core.walk import walk_nodes
 from ..runtime import HELPERS
 from ..transform.nodes import Comment
+from . import float_literals
 
-HELPER_OBJECTS = {"math": math, "np": np, **HELPERS}
+#: the names generated code reads, bound as it is compiled: modules, srcad's runtime helpers
+#: and its float64 constants (:mod:`.float_literals`)
+HELPER_OBJECTS = {"math": math, "np": np, **float_literals.CONSTANTS, **HELPERS}
 _counter = itertools.count()
 
 
