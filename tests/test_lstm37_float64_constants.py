@@ -192,9 +192,10 @@ def test_the_dtype_of_what_a_list_holds_is_in_the_key(mods):
     """A list of float64 arrays and one of float32 arrays: other code, each its plain run's."""
     m, _ = mods
     w = np.array([0.2, 0.5])
+    grad = srcad.value_and_grad(m.layers, wrt=0)
     for dtype in (np.float64, np.float32, np.float64):
         state = [w.astype(dtype), (w * 2).astype(dtype)]
-        value, _ = srcad.value_and_grad(m.layers, wrt=0)(w, state)
-        want = m.layers(w, state)
+        value, _ = grad(w.astype(dtype), state)
+        want = m.layers(w.astype(dtype), state)
         assert type(value) is type(want) and np.asarray(value).dtype == np.asarray(want).dtype
         assert value == want
