@@ -12,14 +12,15 @@ API namespace, or Numba.
     emit             print (the one place the tree becomes text), compile under a real
                      file name, bind names
 
-Imports NumPy, ``srcad.analysis.doubles``, ``srcad.backend``, ``srcad.core``, ``srcad.errors`` and its neighbours
-:mod:`.generating` and :mod:`.switches`.
+Imports NumPy, ``srcad.analysis.doubles``, ``srcad.backend``, ``srcad.core``,
+``srcad.errors`` and its neighbours :mod:`.generating` and :mod:`.switches`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..analysis import doubles
 from ..backend import (
     emit,
     float_literals,
@@ -31,7 +32,6 @@ from ..backend import (
     numba_stacks,
     standard,
 )
-from ..analysis import doubles
 from ..backend.assemble import assemble, grad_places
 from ..core.kinds import any_duck, item_kinds, kind_of_value, rank_of_value, with_dtypes
 from ..errors import BackendError

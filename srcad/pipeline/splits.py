@@ -3,8 +3,8 @@
 forward part returning its value and what the backward part reads (a context), each tidied,
 written for its backend and compiled, as :mod:`.adjoints` does for the whole function.
 
-Imports ``srcad.analysis.elems`` and ``.doubles``, ``srcad.backend``, ``srcad.core``, ``srcad.transform`` and
-its neighbours :mod:`.generating` and :mod:`.switches`.
+Imports ``srcad.analysis.elems`` and ``.doubles``, ``srcad.backend``, ``srcad.core``,
+``srcad.transform`` and its neighbours :mod:`.generating` and :mod:`.switches`.
 """
 
 from __future__ import annotations
