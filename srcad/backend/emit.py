@@ -129,6 +129,7 @@ def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefau
     """Print ``fdef`` (a function definition's tree), compile it and return it bound to the
     user's namespace; the text is its ``__srcad_source__``."""
     _drop_default_arguments(fdef, helpers, spelled)
+    fdef = float_literals.headed(fdef, helpers, spelled)  # (what one, half are)
     origins = {}
     text = print_function(fdef, origins)
     name = fdef.name

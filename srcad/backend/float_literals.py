@@ -15,16 +15,26 @@ a NumPy number.
 The constants are few, named for their values (:data:`CONSTANTS`: ``one``, ``two``,
 ``half``), and bound as srcad's helpers are (one shared read-only array each); a literal of
 another value stays as written. The pass reads the tree after tidying, for the Python
-backend's NumPy code only (:func:`write`).
+backend's NumPy code only (:func:`write`); the text of a function reading them says what
+they are on its first line (:func:`headed`):
 
-Imports ``ast`` and NumPy only.
+    def lstm_cell_fwd(weight, bias, hidden, cell, inp):
+        # one = 1.0 (a float64 constant: a read-only 0-d array)
+        ...
+        forget = one / (one + np.exp(-x))
+
+Imports ``ast``, NumPy and ``srcad.transform.nodes`` (the comment node).
 """
 
 from __future__ import annotations
 
 import ast
 
+import copy
+
 import numpy as np
+
+from ..transform.nodes import Comment
 
 
 def _constant(value):
@@ -94,3 +104,22 @@ def _double(node, arrays, numpy, depth=0):
 def _weak(node):
     """A Python int or float literal (NumPy's weak scalars: they keep an array's dtype)."""
     return node.__class__ is ast.Constant and type(node.value) in (int, float)
+
+
+def headed(fdef, helpers, spelled):
+    """``fdef`` with a first line saying what the constants it reads are, if it reads any
+    (a comment: they are bound as srcad's helpers are, :mod:`srcad.backend.emit`)."""
+    used = [h for h in CONSTANTS if h in helpers]
+    if not used:
+        return fdef
+    names = {n.id for n in ast.walk(fdef) if n.__class__ is ast.Name}
+    used = [(spelled.get(h, h), float(CONSTANTS[h])) for h in used
+            if spelled.get(h, h) in names]
+    if not used:
+        return fdef
+    said = ", ".join(f"{n} = {v!r}" for n, v in used)
+    kind = "a float64 constant: a read-only 0-d array" if len(used) == 1 else (
+        "float64 constants: read-only 0-d arrays")
+    out = copy.copy(fdef)
+    out.body = [Comment(f"{said} ({kind})"), *fdef.body]
+    return out

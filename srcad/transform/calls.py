@@ -267,9 +267,8 @@ class Callees:
         return self._read(fn, kinds, arity, tuple(sorted(inexact)), _inexact_result, False)
 
     def result_double(self, fn, kinds, arity, doubles_):
-        """Whether every value ``fn`` returns is certainly of float64 (an array, a NumPy
-        number, a list or tuple of them) when the parameters named in ``doubles_`` are
-        (:func:`srcad.analysis.doubles.double_result`); False when srcad cannot tell."""
+        """Whether every value ``fn`` returns is certainly of float64 when the parameters
+        named in ``doubles_`` are (:func:`srcad.analysis.doubles.double_result`), or False."""
         kinds = {**kinds, DOUBLE: tuple(sorted(doubles_))} if doubles_ else kinds
         return self._read(fn, kinds, arity, (), _double_result, False)
 
