@@ -29,7 +29,6 @@ Imports ``ast``, NumPy and ``srcad.transform.nodes`` (the comment node).
 from __future__ import annotations
 
 import ast
-
 import copy
 
 import numpy as np
