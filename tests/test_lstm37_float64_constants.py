@@ -16,6 +16,7 @@ import pytest
 
 import srcad
 from srcad.backend import float_literals
+from srcad.runtime.float_constants import CONSTANTS
 from tests.sampling import LONG, sample
 from tests.twin_checks import central
 
@@ -184,7 +185,7 @@ def test_a_number_result_stays_a_number(mods):
 
 def test_the_constants_are_read_only_float64():
     for value, name in ((1.0, "one"), (2.0, "two"), (0.5, "half")):
-        c = float_literals.CONSTANTS[name]
+        c = CONSTANTS[name]
         assert c.dtype == np.float64 and c.ndim == 0 and c == value
         assert not c.flags.writeable
 

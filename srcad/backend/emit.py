@@ -12,7 +12,8 @@ is written. The generated function reads the user's globals live (the user's mod
 its globals) and sees the user's closure cells; srcad's helpers (``math``, ``np``, ``sign``,
 ...) are bound as closure cells of their own, under names that no user name shadows.
 
-Imports: ``srcad.errors`` (where a line came from), ``srcad.runtime`` (the helpers),
+Imports: ``srcad.errors`` (where a line came from), ``srcad.runtime`` (the helpers, the
+float64 constants),
 :mod:`srcad.transform.nodes` (the comment node) and its neighbour :mod:`.float_literals`
 (the float64 constants).
 """
@@ -33,12 +34,13 @@ import numpy as np
 from .. import errors
 from ..core.walk import walk_nodes
 from ..runtime import HELPERS
+from ..runtime.float_constants import CONSTANTS
 from ..transform.nodes import Comment
 from . import float_literals
 
 #: the names generated code reads, bound as it is compiled: modules, srcad's runtime helpers
 #: and its float64 constants (:mod:`.float_literals`)
-HELPER_OBJECTS = {"math": math, "np": np, **float_literals.CONSTANTS, **HELPERS}
+HELPER_OBJECTS = {"math": math, "np": np, **CONSTANTS, **HELPERS}
 _counter = itertools.count()
 
 

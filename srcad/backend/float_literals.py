@@ -12,9 +12,10 @@ complex values, arrays the analysis does not know) the literal stays as written:
 float64 array would widen a float32 array's result, and is slower than a Python number with
 a NumPy number.
 
-The constants are few, named for their values (:data:`CONSTANTS`: ``one``, ``two``,
-``half``), and bound as srcad's helpers are (one shared read-only array each); a literal of
-another value stays as written. The pass reads the tree after tidying, for the Python
+The constants are few, named for their values
+(:data:`srcad.runtime.float_constants.CONSTANTS`: ``one``, ``two``, ``half``), and bound as
+srcad's helpers are (one shared read-only array each); a literal of another value stays as
+written. The pass reads the tree after tidying, for the Python
 backend's NumPy code only (:func:`write`); the text of a function reading them says what
 they are on its first line (:func:`headed`):
 
@@ -23,7 +24,8 @@ they are on its first line (:func:`headed`):
         ...
         forget = one / (one + np.exp(-x))
 
-Imports ``ast``, NumPy and ``srcad.transform.nodes`` (the comment node).
+Imports ``ast``, ``srcad.runtime.float_constants`` and ``srcad.transform.nodes`` (the
+comment node).
 """
 
 from __future__ import annotations
@@ -31,19 +33,10 @@ from __future__ import annotations
 import ast
 import copy
 
-import numpy as np
-
+from ..runtime.float_constants import CONSTANTS
 from ..transform.nodes import Comment
 
 
-def _constant(value):
-    array = np.array(value, dtype=np.float64)
-    array.flags.writeable = False
-    return array
-
-
-#: name -> the read-only 0-d float64 array generated code reads under it
-CONSTANTS = {"one": _constant(1.0), "two": _constant(2.0), "half": _constant(0.5)}
 _NAMED = {1.0: "one", 2.0: "two", 0.5: "half"}
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 #: NumPy's functions of one float64 array giving a float64 array of its shape
