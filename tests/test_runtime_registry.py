@@ -9,8 +9,8 @@ import pytest
 
 import srcad.runtime as runtime
 from srcad.backend.emit import HELPER_OBJECTS
-from srcad.runtime.float_constants import CONSTANTS
 from srcad.runtime import helpers, numpy_helpers
+from srcad.runtime.float_constants import CONSTANTS
 from srcad.runtime.registry import helper
 
 

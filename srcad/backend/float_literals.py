@@ -36,7 +36,6 @@ import copy
 from ..runtime.float_constants import CONSTANTS
 from ..transform.nodes import Comment
 
-
 _NAMED = {1.0: "one", 2.0: "two", 0.5: "half"}
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 #: NumPy's functions of one float64 array giving a float64 array of its shape
