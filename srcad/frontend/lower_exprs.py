@@ -84,9 +84,8 @@ class Expressions:
                 unbound_check(self, node.id, value, node)
             return value
         value = self.lookup(node.id, node)
-        literal = literal_of(value, self.source.filename)  # srcad's own code read again
-        if literal is not None:
-            return Const(literal)
+        if (literal := literal_of(value, self.source.filename)) is not None:
+            return Const(literal)  # one, two, half: srcad's own code read again
         if node.id in self.source.closure and node.id not in self.source.cells:
             # a constant a rewrite gave the code (srcad_made_all_1): bound, not a cell
             return Const(value, self.bound_name(value, node.id))
