@@ -15,7 +15,7 @@ import pytest
 
 import srcad
 from srcad.backend.keys import cache_key
-from srcad.core.kinds import INEXACT, kind_of_value, with_dtypes
+from srcad.core.kinds import DOUBLE, INEXACT, kind_of_value, with_dtypes
 from tests.sampling import LONG, sample_by
 from tests.twin_checks import central
 
@@ -160,14 +160,19 @@ def test_arrays_made_of_a_parameter(load_module, source):
 
 def test_cache_keys_tell_dtype_kinds_apart():
     """The key of a specialisation and a kinds dict differ between float, int, bool and
-    object arrays, bare or in a container; float32 and float64 share the code (both
-    inexact)."""
+    object arrays, bare or in a container; float32 and float64 too, since session 37 (both
+    inexact, but float64's code may read its literals as float64 constants:
+    ``srcad.backend.float_literals``)."""
     arrays = [np.zeros(2), np.zeros(2, dtype=int), np.zeros(2, dtype=bool),
               np.zeros(2, dtype=object), np.zeros(2, dtype=np.complex128)]
     for wrap in (lambda a: [1.0, a], lambda a: a, lambda a: {"k": a}):
         keys = [cache_key([1.0, wrap(a)]) for a in arrays]
         assert len(set(keys)) == len(keys), keys
-    assert cache_key([np.zeros(2)]) == cache_key([np.zeros(2, dtype=np.float32)])
+    for wrap in (lambda a: [1.0, a], lambda a: a, lambda a: {"k": a}):
+        assert cache_key([wrap(np.zeros(2))]) != cache_key([wrap(np.zeros(2, np.float32))])
+    assert with_dtypes({}, {"p": np.zeros(2)})[DOUBLE] == ("p",)
+    assert DOUBLE not in with_dtypes({}, {"p": np.zeros(2, np.float32)})
+    assert DOUBLE not in with_dtypes({}, {"p": [1.0, np.zeros(2)]})  # (a Python float)
     kinds = [with_dtypes({"p": kind_of_value(a)}, {"p": a}) for a in arrays[:3]]
     assert kinds[0][INEXACT] == ("p",) and INEXACT not in kinds[1] and INEXACT not in kinds[2]
     assert with_dtypes({}, {"p": [1.0, 2.0]})[INEXACT] == ("p",)

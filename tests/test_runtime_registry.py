@@ -10,6 +10,7 @@ import pytest
 import srcad.runtime as runtime
 from srcad.backend.emit import HELPER_OBJECTS
 from srcad.runtime import helpers, numpy_helpers
+from srcad.runtime.float_constants import CONSTANTS
 from srcad.runtime.registry import helper
 
 
@@ -23,8 +24,8 @@ def test_every_public_function_of_a_helper_module_is_registered():
 
 
 def test_the_emitter_and_the_numpy_index_read_the_registry():
-    assert {k: v for k, v in HELPER_OBJECTS.items() if k not in ("math", "np")} == \
-        runtime.HELPERS
+    assert {k: v for k, v in HELPER_OBJECTS.items() if k not in ("math", "np", *CONSTANTS)} \
+        == runtime.HELPERS  # (and the float64 constants: srcad.backend.float_literals)
     assert set(numpy_helpers.__all__) == {n for n, f in runtime.HELPERS.items()
                                           if runtime.family_of(f) == "numpy"}
     assert numpy_helpers.grad_sum is runtime.HELPERS["grad_sum"]

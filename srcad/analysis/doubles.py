@@ -30,7 +30,7 @@ import operator
 import numpy as np
 
 from ..core import ir
-from ..core.kinds import OTHER, SCALAR, SEQ
+from ..core.kinds import ARRAY, DOUBLE, OTHER, SCALAR, SEQ
 from ..frontend.augmented_casts import left_operand
 from . import raise_facts
 from .dtypes import (
@@ -43,6 +43,7 @@ from .dtypes import (
     inexact_values,
     must_hold,
 )
+from .user_calls import bind_call, is_user_call
 
 _OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
               operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos}
@@ -55,31 +56,115 @@ def double_constant(value):
 
 def double_values(analysis):
     """The names of ``analysis.fn`` certainly holding float64 or complex128 arrays or NumPy
-    numbers (see the module)."""
+    numbers, or lists and tuples of only such values (see the module)."""
     fn = analysis.fn
+    if getattr(analysis, "_solving", False):
+        return set()  # (kinds not known yet: asked again once they are)
+    found = analysis.__dict__.get("_double_known")
+    if found is not None:
+        return found
     augmented = dict(getattr(fn, "augmented", {}))
-    known = defined_names(fn) - set(fn.params)
-    return must_hold(fn, known, lambda stmt: _facts(stmt, known, augmented))
+    given = set(getattr(analysis, "double_params", ())) & set(fn.params)
+    targets = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.Loop) and s.target}
+    known = (defined_names(fn) - set(fn.params)) | given | targets
+    seqs = {n for n in known if analysis.kinds.get(n) == SEQ}
+    found = must_hold(fn, known, lambda stmt: _facts(stmt, known, augmented, analysis, seqs))
+    analysis._double_known = found
+    return found
 
 
-def _facts(stmt, known, augmented):
+def double_arrays(analysis):
+    """The names of ``analysis.fn`` certainly holding float64 arrays (real, of kind ARRAY,
+    not known to be of rank 0): where a number literal meeting one in arithmetic may be a
+    float64 0-d array (:mod:`srcad.backend.float_literals`) with no change to any result
+    (a 0-d array or a NumPy number it may still be gives the same NumPy number either way:
+    only slower, so a name known to be of rank 0 is left out)."""
+    return {n for n in double_values(analysis) if analysis.kinds.get(n) == ARRAY
+            and analysis.ranks.get(n) != 0 and not analysis.is_complex(ir.Var(n))}
+
+
+def with_doubles(an, kinds, arguments):
+    """``kinds`` of a call's arguments with :data:`~srcad.core.kinds.DOUBLE` for those
+    certainly of float64 (arrays, NumPy numbers, lists of them), if any."""
+    known = double_values(an)
+    names = tuple(sorted(p for p, a in arguments.items() if isinstance(a, ir.Var)
+                         and a.name in known and not an.is_complex(a)))
+    return {**kinds, DOUBLE: names} if names else kinds
+
+
+def double_result(analysis):
+    """Whether every ``return`` of ``analysis.fn`` gives a value :func:`double_values` holds."""
+    known = double_values(analysis)
+    values = [s.value for s in ir.walk(analysis.fn.body) if isinstance(s, ir.Return)]
+    return bool(values) and all(
+        isinstance(v, ir.Var) and v.name in known and not analysis.is_complex(v)
+        or isinstance(v, ir.Const) and double_constant(v.value) for v in values)
+
+
+def _facts(stmt, known, augmented, analysis=None, seqs=()):
     def atom(a):
         if isinstance(a, ir.Var):
             return a.name in known
         return isinstance(a, ir.Const) and double_constant(a.value)
 
+    if analysis is not None and _fills_lists(stmt, atom, augmented, analysis):
+        for name in seqs:  # a list may take an item not of float64: no list is known
+            yield name, False  # (another name may hold the same list)
     if isinstance(stmt, ir.Assign) and stmt.target is not None:
         value = stmt.value
         if stmt.target in augmented:
-            yield stmt.target, atom(ir.Var(augmented[stmt.target]))
+            yield stmt.target, atom(ir.Var(augmented[stmt.target])) and (
+                analysis is None or analysis.kinds.get(stmt.target) != SEQ)
         elif isinstance(value, ir.Prim):
-            yield stmt.target, _prim(value, atom)
+            yield stmt.target, _prim(value, atom, analysis)
         else:
             yield stmt.target, atom(value)
     elif isinstance(stmt, ir.SetItem):  # y[i] = v keeps y's dtype
-        yield stmt.target, stmt.target is not None and atom(stmt.obj)
+        yield stmt.target, stmt.target is not None and atom(stmt.obj) and (
+            analysis is None or analysis.kinds.get(stmt.obj.name) != SEQ or atom(stmt.value))
+    elif isinstance(stmt, ir.Loop) and stmt.target:  # the rows or items of a double value
+        yield stmt.target, isinstance(stmt.iter, ir.Var) and atom(stmt.iter)
     for phi in getattr(stmt, "phis", ()):
         yield phi.target, all(atom(s) for s in phi.sources if s is not None and s != ir.UNSET)
+
+
+#: list methods that put no new item in
+_KEEPS_ITEMS = {"pop", "copy", "index", "count", "get", "keys", "values", "items", "clear",
+                "remove", "reverse"}
+#: functions that never write into a list they are given
+_READS_ONLY = {len, operator.getitem, list, tuple, sorted, reversed, enumerate, zip, range,
+               isinstance, min, max, sum, id, iter}
+
+
+def _fills_lists(stmt, atom, augmented, analysis):
+    """Whether ``stmt`` may put into a list (any list: names may share one) an item not
+    certainly of float64, or hand a list to code that may."""
+    if isinstance(stmt, ir.SetItem):
+        return analysis.kinds.get(stmt.obj.name) == SEQ and not atom(stmt.value)
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ir.Prim):
+        return False
+    operands = list(value.args) + list(value.kwargs.values())
+    lists = [a for a in operands if isinstance(a, ir.Var) and analysis.kinds.get(a.name) == SEQ]
+    target = getattr(stmt, "target", None)
+    if target in augmented and analysis.kinds.get(target) == SEQ:
+        return not all(atom(a) for a in operands)  # ys += [v]: extends the list in place
+    if not lists:
+        return False
+    fn = value.fn
+    if isinstance(fn, ir.Method):
+        if fn.name in ("append", "insert", "extend"):
+            return not atom(value.args[-1])
+        return fn.name not in _KEEPS_ITEMS
+    if isinstance(fn, (ir.Build, ir.Attr)) or _in(fn, _READS_ONLY) or _in(fn, _OPERATORS):
+        return False
+    if getattr(fn, "__module__", None) and str(fn.__module__).startswith("numpy") or (
+            isinstance(fn, np.ufunc)):
+        return False  # (NumPy writes into out= arrays only)
+    call = analysis._user_call(value) if is_user_call(value) else None
+    callees = analysis.callees
+    return call is None or not (hasattr(callees, "writes_nothing")
+                                and callees.writes_nothing(*call[:3]))
 
 
 def _weak(a):
@@ -87,13 +172,14 @@ def _weak(a):
     return isinstance(a, ir.Const) and type(a.value) in (int, float, complex, bool)
 
 
-def _prim(prim, atom):
+def _prim(prim, atom, analysis=None):
     fn, args, kwargs = prim.fn, prim.args, prim.kwargs
     if isinstance(fn, (ir.Method, ir.Attr)):
         return fn.name in _SAME and bool(args) and atom(args[0]) and len(args) == 1 and \
             not kwargs
-    if isinstance(fn, ir.Build):
-        return False
+    if isinstance(fn, ir.Build):  # a list or tuple of double values (a dict: not known)
+        return analysis is not None and fn in (ir.BUILD_LIST, ir.BUILD_TUPLE) and all(
+            atom(a) for a in args)
     at = _DTYPE_AT.get(fn) if _in(fn, _DTYPE_AT) else None
     if "dtype" in kwargs or at is not None and len(args) > at:
         return False
@@ -105,7 +191,39 @@ def _prim(prim, atom):
         return bool(args) and atom(args[0]) and len(args) == 1 and not kwargs
     if _in(fn, _OPERATORS) and not kwargs:
         return any(atom(a) for a in args) and all(atom(a) or _weak(a) for a in args)
+    if analysis is None:
+        return False
+    if isinstance(fn, np.ufunc):  # exp, tanh, add, ...: float64 of float64 (no dtype=)
+        return not kwargs and _keeps_double(fn) and any(atom(a) for a in args) and all(
+            atom(a) or _weak(a) and not isinstance(a.value, complex) for a in args)
+    if _in(fn, _JOINS):  # of a list or tuple of double arrays
+        return bool(args) and atom(args[0]) and len(args) <= 2 and set(kwargs) <= {"axis"}
+    if _in(fn, _REDUCES):
+        return bool(args) and atom(args[0]) and len(args) == 1 and set(kwargs) <= {"axis"}
+    if is_user_call(prim) and analysis.callees is not None and hasattr(
+            analysis.callees, "result_double"):
+        call = bind_call(prim, analysis.kind)
+        if call is None or not all(isinstance(a, (ir.Var, ir.Const))
+                                   for a in call.arguments.values()):
+            return False
+        given = [p for p, a in call.arguments.items() if atom(a)]
+        return analysis.callees.result_double(prim.fn, call.kinds, call.arity, given)
     return False
+
+
+#: functions making a float64 array of a list or tuple of float64 arrays (no dtype=)
+_JOINS = {np.concatenate, np.stack, np.hstack, np.vstack, np.array, np.asarray,
+          np.atleast_1d, np.atleast_2d}
+#: functions giving float64 of one float64 array
+_REDUCES = {np.sum, np.mean, np.prod, np.max, np.min, np.cumsum, np.ravel, np.transpose,
+            np.squeeze, np.copy}
+
+
+def _keeps_double(ufunc):
+    """Whether ``ufunc``'s loop for float64 arguments gives float64 results only."""
+    loop = "d" * ufunc.nin + "->"
+    return any(t.startswith(loop) for t in ufunc.types) and all(
+        set(t[len(loop):]) <= {"d"} for t in ufunc.types if t.startswith(loop))
 
 
 def settled(fn, analysis, alike=()):

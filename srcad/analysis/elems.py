@@ -13,7 +13,7 @@ to a callee that may write into it is no longer certain.
 The element kinds of a call's certain list arguments go into the callee's kinds under
 :data:`ELEMS` (and so into every cache key made of them): a call with other element kinds
 gets other code. Imports ``srcad.core``, ``srcad.runtime`` and its neighbours
-``srcad.analysis.dtypes`` and ``srcad.analysis.user_calls``.
+``srcad.analysis.dtypes``, ``srcad.analysis.doubles`` and ``srcad.analysis.user_calls``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY, CONTEXT_ELEMS, INEXACT, SCALAR, SEQ, DictItems
+from ..core.kinds import ANY, ARRAY, CONTEXT_ELEMS, DOUBLE, INEXACT, SCALAR, SEQ, DictItems
 from ..runtime import family_of
+from . import doubles
 from .dtypes import inexact_values
 from .user_calls import DICTS, bind_call, is_dict
 
@@ -44,6 +45,7 @@ def given(an, kinds):
         an.elems[param] = kind
         an.listed.add(param)
     an.inexact_params = frozenset(kinds.pop(INEXACT, ()))
+    an.double_params = frozenset(kinds.pop(DOUBLE, ()))
     for param in kinds.pop(DICTS, ()):
         if not isinstance(an.items.get(param), DictItems):
             an.items[param] = DictItems()  # a dict, its keys not known here
@@ -94,6 +96,8 @@ def with_dicts(an, kinds, arguments, fn=None):
         floats = tuple(sorted(p for p in arrays if arguments[p].name in known))
         if floats:
             kinds = {**kinds, INEXACT: floats}
+    if fn is not None:  # its arguments certainly of float64 (srcad.analysis.doubles)
+        kinds = doubles.with_doubles(an, kinds, arguments)
     dicts = tuple(sorted(p for p, a in arguments.items() if isinstance(a, ir.Var) and (
         an.kinds.get(a.name) == SEQ and is_dict(an, a.name))))
     if dicts:

@@ -12,8 +12,10 @@ is written. The generated function reads the user's globals live (the user's mod
 its globals) and sees the user's closure cells; srcad's helpers (``math``, ``np``, ``sign``,
 ...) are bound as closure cells of their own, under names that no user name shadows.
 
-Imports: ``srcad.errors`` (where a line came from), ``srcad.runtime`` (the helpers) and
-:mod:`srcad.transform.nodes` (the comment node).
+Imports: ``srcad.errors`` (where a line came from), ``srcad.runtime`` (the helpers, the
+float64 constants),
+:mod:`srcad.transform.nodes` (the comment node) and its neighbour :mod:`.float_literals`
+(the float64 constants).
 """
 
 from __future__ import annotations
@@ -32,9 +34,13 @@ import numpy as np
 from .. import errors
 from ..core.walk import walk_nodes
 from ..runtime import HELPERS
+from ..runtime.float_constants import CONSTANTS
 from ..transform.nodes import Comment
+from . import float_literals
 
-HELPER_OBJECTS = {"math": math, "np": np, **HELPERS}
+#: the names generated code reads, bound as it is compiled: modules, srcad's runtime helpers
+#: and its float64 constants (:mod:`.float_literals`)
+HELPER_OBJECTS = {"math": math, "np": np, **CONSTANTS, **HELPERS}
 _counter = itertools.count()
 
 
@@ -125,6 +131,7 @@ def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefau
     """Print ``fdef`` (a function definition's tree), compile it and return it bound to the
     user's namespace; the text is its ``__srcad_source__``."""
     _drop_default_arguments(fdef, helpers, spelled)
+    fdef = float_literals.headed(fdef, helpers, spelled)  # (what one, half are)
     origins = {}
     text = print_function(fdef, origins)
     name = fdef.name

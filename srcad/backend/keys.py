@@ -114,14 +114,14 @@ def cache_key(args):
     specialise the code as much as the top-level types do), or plus the arrays' ranks and
     which of them have one shape (:func:`shape_partition`)."""
     types = tuple(map(type, args))
-    # a float array: its rank; any other (complex, int, bool, object): with its dtype's kind
-    # (the code is made for it: core.kinds.INEXACT)
-    ranks = (Ranks([a.ndim if a.dtype.kind == "f" else (a.ndim, a.dtype.kind)
+    # a float64 array: its rank; any other (float32, complex, int, bool, object): with its
+    # dtype (the code is made for it: core.kinds.INEXACT, DOUBLE)
+    ranks = (Ranks([a.ndim if a.dtype.char == "d" else (a.ndim, _dtype_part(a))
                      for a in args if type(a) is np.ndarray] + [shape_partition(args)]),) \
         if np.ndarray in types else ()  # (the partition last)
     if any_duck(args) or any(map(foreign_array, args)):  # Dask, CuPy, the array API's
         ranks = (Ranks((a.ndim, str(a.dtype)) if foreign_array(a) else (
-            a.ndim if a.dtype.kind == "f" else (a.ndim, a.dtype.kind)) for a in args
+            a.ndim if a.dtype.char == "d" else (a.ndim, _dtype_part(a))) for a in args
                         if type(a) is np.ndarray or duck_array(a) or foreign_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
@@ -173,6 +173,14 @@ def _structure(value):
         return ("dict",) + tuple((k, _structure(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__,) + tuple(_structure(v) for v in value)
-    if isinstance(value, np.ndarray) and value.dtype.kind != "f":
-        return (np.ndarray, value.dtype.kind)  # complex, int, bool, object: their own code
+    if isinstance(value, np.ndarray) and value.dtype.char != "d":
+        return (np.ndarray, _dtype_part(value))  # float32, complex, int, ...: their own code
     return type(value)
+
+
+def _dtype_part(a):
+    """What of an array's dtype (not float64) keys its code: the kind, and for floats the
+    dtype itself (float64's code may take its literals as float64 arrays:
+    ``srcad.analysis.doubles``)."""
+    kind = a.dtype.kind
+    return a.dtype.char if kind == "f" else kind

@@ -81,15 +81,40 @@ def inexact_value(value, depth=0):
     return False
 
 
+#: the key of a kinds dict naming the parameters certainly given float64 NumPy values
+#: (a tuple, absent when none is; :func:`double_value`): ``srcad.analysis.doubles`` follows
+#: them, and a cache keyed on the kinds tells float64 from other floats
+DOUBLE = "*double"
+
+
+def double_value(value, depth=0):
+    """Whether ``value`` is certainly of NumPy float64 only: a NumPy array of dtype float64
+    (not a subclass, not a duck array), a ``np.float64`` number (not a Python float: NumPy's
+    weak scalar), or a list or tuple (up to 64 items, 3 deep, not empty) of such values."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.dtype.char == "d"
+    if kind is np.float64:
+        return True
+    if kind is list or kind is tuple:
+        return 0 < len(value) <= 64 and depth < 3 and all(
+            double_value(v, depth + 1) for v in value)
+    return False
+
+
 def with_dtypes(kinds, values):
     """``kinds`` (parameter -> kind) with the :data:`COMPLEX` entry for ``values``' complex
-    parameters and the :data:`INEXACT` entry for those certainly of floats, if any."""
+    parameters, the :data:`INEXACT` entry for those certainly of floats and the
+    :data:`DOUBLE` entry for those certainly of float64, if any."""
     names = tuple(sorted(p for p, v in values.items() if is_complex_value(v)))
     if names:
         kinds[COMPLEX] = names
     names = tuple(sorted(p for p, v in values.items() if inexact_value(v)))
     if names:
         kinds[INEXACT] = names
+    names = tuple(sorted(p for p, v in values.items() if double_value(v)))
+    if names:
+        kinds[DOUBLE] = names
     return kinds
 
 

@@ -8,7 +8,8 @@ object it names now (:meth:`Expressions.lookup`, :meth:`Expressions.resolve_dott
 becomes a ``Const`` spelled as the user wrote it. Calls are in :mod:`.lower_calls`;
 comprehensions in :mod:`.lower_loops`.
 
-Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend`
+Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.runtime` (the float64
+constants srcad's code reads: their literals) and :mod:`srcad.frontend`
 (`.operator_methods`, ...).
 """
 
@@ -26,6 +27,7 @@ from ..core.ir import AND, OR, Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..runtime import numpy_helpers
+from ..runtime.float_constants import literal_of
 from . import operator_methods
 from .held_objects import class_of
 from .lower_stmts import unbound_check
@@ -82,6 +84,8 @@ class Expressions:
                 unbound_check(self, node.id, value, node)
             return value
         value = self.lookup(node.id, node)
+        if (literal := literal_of(value, self.source.filename)) is not None:
+            return Const(literal)  # one, two, half: srcad's own code read again
         if node.id in self.source.closure and node.id not in self.source.cells:
             # a constant a rewrite gave the code (srcad_made_all_1): bound, not a cell
             return Const(value, self.bound_name(value, node.id))

@@ -12,16 +12,18 @@ API namespace, or Numba.
     emit             print (the one place the tree becomes text), compile under a real
                      file name, bind names
 
-Imports NumPy, ``srcad.backend``, ``srcad.core``, ``srcad.errors`` and its neighbours
-:mod:`.generating` and :mod:`.switches`.
+Imports NumPy, ``srcad.analysis.doubles``, ``srcad.backend``, ``srcad.core``,
+``srcad.errors`` and its neighbours :mod:`.generating` and :mod:`.switches`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..analysis import doubles
 from ..backend import (
     emit,
+    float_literals,
     free_early,
     inline,
     int_grads,
@@ -96,6 +98,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                                loops_only=True)  # small callees
     gen.parts_called |= bool(runs and switches.OPTIMIZE and
                              free_early.free_early(fdef, gen.keeps))
+    if runs:  # literals meeting float64 arrays: float64 constants (one, half)
+        fdef = float_literals.write(fdef, doubles.double_arrays(analysis), spelled, helpers)
     fdef = for_ducks(fdef, func, fn, spelled, namer, gen.cells) if ducks else fdef  # Dask, CuPy
     if space is not None:  # written in the arrays' namespace
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, gen.cells)

@@ -3,16 +3,24 @@
 forward part returning its value and what the backward part reads (a context), each tidied,
 written for its backend and compiled, as :mod:`.adjoints` does for the whole function.
 
-Imports ``srcad.analysis.elems``, ``srcad.backend``, ``srcad.core``, ``srcad.transform`` and
-its neighbours :mod:`.generating` and :mod:`.switches`.
+Imports ``srcad.analysis.elems`` and ``.doubles``, ``srcad.backend``, ``srcad.core``,
+``srcad.transform`` and its neighbours :mod:`.generating` and :mod:`.switches`.
 """
 
 from __future__ import annotations
 
 import ast
 
-from ..analysis import elems
-from ..backend import emit, inline, numba_backend, numba_stacks, seed_copies, standard
+from ..analysis import doubles, elems
+from ..backend import (
+    emit,
+    float_literals,
+    inline,
+    numba_backend,
+    numba_stacks,
+    seed_copies,
+    standard,
+)
 from ..backend.assemble import arguments, function_def, signature
 from ..core import ir
 from ..core.kinds import ANY, ARRAY
@@ -77,6 +85,10 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
     python = backend == "python" and not ducks and space is None and not plain
     helpers = set(gen.helpers)  # small straight-line parts of its callees written in:
+    if python:  # literals meeting float64 arrays: float64 constants (one, half)
+        arrays = doubles.double_arrays(analysis)
+        fwd_def = float_literals.write(fwd_def, arrays, spelled, helpers)
+        bwd_def = float_literals.write(bwd_def, arrays, spelled, helpers)
     fwd_def, bwd_def, kept, flat = inline.into_split(fwd_def, bwd_def, list(kept), gen.cells,
                                                      spelled, helpers, namer, func, python)
     if ducks:  # a callee of code for Dask or CuPy arrays (DUCK_CALLEES)

@@ -24,7 +24,7 @@ import threading
 import types
 from dataclasses import dataclass
 
-from ..analysis import complexity, dtypes, effects, memory
+from ..analysis import complexity, doubles, dtypes, effects, memory
 from ..analysis import elems as lists
 from ..analysis.analyse import Analysis
 from ..analysis.user_calls import bind_call
@@ -33,6 +33,7 @@ from ..core.functions import ByFunction, bind
 from ..core.kinds import (
     ANY,
     ARRAY,
+    DOUBLE,
     SEQ,
     kind_of_value,
     made_for,
@@ -265,6 +266,12 @@ class Callees:
         False when srcad cannot tell."""
         return self._read(fn, kinds, arity, tuple(sorted(inexact)), _inexact_result, False)
 
+    def result_double(self, fn, kinds, arity, doubles_):
+        """Whether every value ``fn`` returns is certainly of float64 when the parameters
+        named in ``doubles_`` are (:func:`srcad.analysis.doubles.double_result`), or False."""
+        kinds = {**kinds, DOUBLE: tuple(sorted(doubles_))} if doubles_ else kinds
+        return self._read(fn, kinds, arity, (), _double_result, False)
+
     def _read(self, fn, kinds, arity, wrt, fact, unknown):
         """``fact(ir_fn, analysis)`` of ``fn`` analysed for arguments of these kinds (``wrt``:
         the parameters taken as floats), cached; ``unknown`` while it is being worked out
@@ -386,6 +393,10 @@ def _result(analysis):
     same = bool(items) and items[0] is not None and all(i == items[0] for i in items)
     return (kind, ranks.pop() if kind == ARRAY and len(ranks) == 1 else None,
             dict(items[0]) if same else None, lists.returned(analysis))
+
+
+def _double_result(_, analysis):
+    return doubles.double_result(analysis)
 
 
 def _inexact_result(_, analysis):
