@@ -51,6 +51,7 @@ import numpy as np
 
 from . import api, fast_calls, jacobian_trees, pytrees, tree_jvps, tree_keys
 from . import jacobian_leaves as leaves
+from .backend import call_fronts
 from .core import functions
 from .errors import SrcadError
 from .fast_checks import checks, tests_text
@@ -272,6 +273,43 @@ def hvp_alone(f, wrt, args, v, grad_f, found):
             "    return known(primals, tangents)\n")
     exec(compile(text, "<srcad hvp of a tree>", "exec"), space)  # noqa: S102
     held[key] = space["alone"]
+    if wrt == 0 and type(wrt) is int and call_fronts.HVP not in vars(f):
+        front = _hvp_front(f, fn, args, v)
+        if front is not None:
+            call_fronts.FRONTS.put(f, call_fronts.HVP, front)
+
+
+def _hvp_front(f, fn, args, v):
+    """``hvp(f, x, v)``'s front on ``f`` (called first by ``hvp``'s entry point, in its
+    frame: :func:`srcad.backend.call_fronts.short_hvp`) for ``x`` the argument tuple of
+    ``args``' structure (or its one container itself) and ``v`` of ``v``'s: the structure
+    tests and the freshness of the names ``fn`` (the code of the tangent alone) read, in its
+    text; None (``hvp``'s own path, with its writer check, closures and errors) for anything
+    else. None when it cannot be compiled."""
+    space = {"fn": fn, "F": f}
+    conds = [f"len(x) == {len(args)}"]
+    for text, value in [(f"x[{i}]", a) for i, a in enumerate(args)] + [("v", v)]:
+        found = tree_keys.key_test(value, text, space)
+        if found is None:  # pragma: no cover - (floats in plain containers)
+            return None
+        conds += found
+    reads = fn.__srcad_reads__
+    text = ("def hvp_tree(x, v, given=F):\n"
+            "    if given is F:  # (not a wrapper carrying f's attributes)\n"
+            "        if x.__class__ is not tuple:\n"
+            "            x = (x,)\n"
+            f"        if {' and '.join(conds)}:\n"
+            "            try:\n"
+            f"                fresh = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "            except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "                fresh = False\n"
+            "            if fresh:\n"
+            f"                return fn({''.join(f'x[{i}], ' for i in range(len(args)))}v)[1]\n"
+            "    return None\n")
+    exec(compile(text, "<srcad hvp front of a tree>", "exec"), space)  # noqa: S102
+    made = space["hvp_tree"]
+    made.__srcad_source__ = text  # (for reading)
+    return made
 
 
 def _tangent_only(jac, args, flat):
