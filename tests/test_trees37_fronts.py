@@ -1,0 +1,218 @@
+"""``hvp`` and ``vjp`` of containers and records of floats by a front on ``f`` (trees37):
+``srcad.tree_jacobians._hvp_front`` and ``srcad.tree_vjps.front``, compiled for the
+structure of a call that took the full path (its classes, keys in order, lengths, leaf
+classes) with the freshness of the names the code read, called first by the entry points.
+
+Each call is checked against central differences and autograd (the same function written
+with ``autograd.numpy`` over the flattened leaves) while the arguments change between calls:
+keys in another order, an extra key, an int, a NumPy number, an array leaf, a nested dict
+of another shape, a record of another class, ``v`` of another structure; a rebound global
+the code reads; the front itself answers None for each of them (the entry point's path as it
+was). ``vjp``: the first pullback of 1.0 hands the gradient over, a second one and another
+cotangent give the same, a wrong cotangent is refused, and an error of the code raised where
+it was.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sampling import LONG
+from test_calls32_trees import DC, NT, flat, unflat
+from test_calls33_tree_plans import references
+
+import srcad
+from srcad.backend import call_fronts
+from srcad.errors import SrcadError
+
+autograd = pytest.importorskip("autograd")
+anp = pytest.importorskip("autograd.numpy")
+
+SCALE = 1.5
+
+
+def f_dict(p):
+    return math.sin(p["a"]) * p["b"] + p["a"] * p["b"] * p["b"] * SCALE
+
+
+def ag_dict(p):
+    return anp.sin(p["a"]) * p["b"] + p["a"] * p["b"] * p["b"] * SCALE
+
+
+def f_np(p):  # an array leaf: NumPy's functions
+    return np.sum(np.sin(p["a"]) * p["b"] + p["a"] * p["b"] * p["b"] * SCALE)
+
+
+def ag_np(p):
+    return anp.sum(anp.sin(p["a"]) * p["b"] + p["a"] * p["b"] * p["b"] * SCALE)
+
+
+def f_seq(p):
+    return math.sin(p[0]) * p[1] + p[0] * p[1] * p[1]
+
+
+def ag_seq(p):
+    return anp.sin(p[0]) * p[1] + p[0] * p[1] * p[1]
+
+
+def f_nested(p):
+    return math.sin(p["w"]["a"]) * p["b"] + p["w"]["a"] * p["b"]
+
+
+def ag_nested(p):
+    return anp.sin(p["w"]["a"]) * p["b"] + p["w"]["a"] * p["b"]
+
+
+def f_rec(p):
+    return math.sin(p.a) * p.b + p.a * p.b * p.b
+
+
+def ag_rec(p):
+    return anp.sin(p.a) * p.b + p.a * p.b * p.b
+
+
+def f_log(p):  # raises for a negative "a"
+    return math.log(p["a"]) * p["b"]
+
+
+DICTS = [
+    {"a": 0.7, "b": 0.3},
+    {"b": 0.3, "a": 0.7},  # keys in another order
+    {"a": 0.7, "b": 0.3, "c": 0.1},  # an extra key
+    {"a": 1, "b": 0.3},  # an int
+    {"a": np.float64(0.7), "b": 0.3},  # NumPy's number
+    {"a": 0.2, "b": -0.4},
+]
+NESTED = [{"w": {"a": 0.7}, "b": 0.3}, {"w": {"a": 0.7}, "b": 0.3},
+          {"w": {"a": 0.7, "c": 0.2}, "b": 0.3}, {"b": 0.3, "w": {"a": 0.7}},
+          {"w": {"a": 1}, "b": 0.3}, {"w": {"a": -0.4}, "b": 0.6}]
+SEQS = [[0.7, 0.3], [0.7, 0.3], (0.7, 0.3), [0.7, np.float64(0.3)], [0.7, 0.3, 0.1],
+        [0.2, 0.9]]
+CASES = {  # (each structure's first call makes code: a few by default)
+    "dict": (f_dict, ag_dict, DICTS if LONG else DICTS[:2]),
+    "list and tuple": (f_seq, ag_seq, SEQS if LONG else SEQS[1:3]),
+    "nested": (f_nested, ag_nested, NESTED if LONG else NESTED[1:3]),
+}
+
+
+def hvp_reference(f, twin, x, v):
+    _, want_h = references(f, twin, x)
+    return want_h @ flat(v)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_hvp_front_against_references(case):
+    f, twin, xs = CASES[case]
+    made = None
+    for i, x in enumerate(xs):
+        v = unflat([float(t) for t in np.linspace(0.5, -0.3, len(flat(x)))], x)[0]
+        want = hvp_reference(f, twin, x, v)
+        for form in ((x,), x) if type(x) is not tuple else ((x,),):
+            for _ in range(2):
+                got = srcad.hvp(f, form, v)
+                assert type(got) is type(x)
+                np.testing.assert_allclose(flat(got), want, rtol=1e-8, atol=1e-10)
+        if i == 0:
+            made = vars(f)[call_fronts.HVP]
+        # the front answers the first structure of floats alone (None: hvp's own path)
+        assert (made((x,), v, f) is not None) == (type_tree(x) == type_tree(xs[0])), x
+    x0 = xs[0]
+    v0 = unflat([float(t) for t in np.linspace(0.5, -0.3, len(flat(x0)))], x0)[0]
+    assert made((x0,), v0, lambda p: 0.0) is None  # (a wrapper carrying f's attributes)
+
+
+def test_hvp_front_refuses_another_tangent():
+    p = {"a": 0.7, "b": 0.3}
+    srcad.hvp(f_dict, (p,), p)
+    srcad.hvp(f_dict, (p,), p)
+    front = vars(f_dict)[call_fronts.HVP]
+    for v in ({"b": 0.3, "a": 0.7}, {"a": 1, "b": 0.3}, {"a": 0.5}, [0.1, 0.2],
+              {"a": np.array(0.7), "b": 0.3}):
+        assert front((p,), v, f_dict) is None
+    with pytest.raises(SrcadError):
+        srcad.hvp(f_dict, (p,), {"a": 0.5})
+
+
+def test_a_rebound_global():
+    global SCALE
+    p = {"a": 0.7, "b": 0.3}
+    for _ in range(2):
+        srcad.hvp(f_dict, (p,), p)
+        srcad.vjp(f_dict, p)[1](1.0)
+    old = SCALE
+    try:
+        for scale in (2.5, 2.5, old):
+            SCALE = scale
+            want = hvp_reference(f_dict, ag_dict, p, p)
+            np.testing.assert_allclose(flat(srcad.hvp(f_dict, (p,), p)), want, rtol=1e-8)
+            g, _ = references(f_dict, ag_dict, p)
+            value, pullback = srcad.vjp(f_dict, p)
+            assert value == pytest.approx(f_dict(p), rel=1e-14)
+            np.testing.assert_allclose(flat(pullback(1.0)[0]), g, rtol=1e-8)
+    finally:
+        SCALE = old
+
+
+RECORDS = [NT(0.7, 0.3), NT(0.7, 0.3), DC(0.7, 0.3), NT(1, 0.3), NT(np.float64(0.2), 0.3)]
+VJP_CASES = {
+    "dict": (f_dict, ag_dict, DICTS if LONG else [DICTS[k] for k in (0, 4)]),
+    "array leaf": (f_np, ag_np, [DICTS[0], {"a": np.array([0.7, 0.2]), "b": 0.3}] + (
+        [{"a": np.array([0.7, 0.2], dtype=np.float32), "b": 0.3}] if LONG else [])),
+    "list and tuple": (f_seq, ag_seq, SEQS if LONG else SEQS[:1] + SEQS[4:5]),
+    "nested": (f_nested, ag_nested, NESTED if LONG else NESTED[:1] + NESTED[4:]),
+    "records": (f_rec, ag_rec, RECORDS if LONG else RECORDS[:1] + RECORDS[2:3]),
+}
+
+
+@pytest.mark.parametrize("case", list(VJP_CASES))
+def test_vjp_front_against_references(case):
+    f, twin, xs = VJP_CASES[case]
+    for x in xs:
+        shaped = any(np.ndim(t) for t in flat_leaves(x))
+        if shaped:  # (an array leaf: central differences of its elements)
+            want = [float(np.sum(autograd.grad(lambda a, x=x: twin({**x, "a": a}))(x["a"])))]
+        else:
+            want, _ = references(f, twin, x)
+        for _ in range(3):
+            value, pullback = srcad.vjp(f, x)
+            assert value == pytest.approx(f(x), rel=1e-14)
+            for dy in (1.0, 1.0, 2.0):  # (the first hands over the gradient made with it)
+                (g,) = pullback(dy)
+                assert type(g) is type(x)
+                got = [float(np.sum(g["a"]))] if shaped else flat(g)
+                np.testing.assert_allclose(got, dy * np.asarray(want), rtol=1e-8, atol=1e-10)
+    front = vars(f).get(call_fronts.VJP)
+    if case != "array leaf":
+        assert front is not None and front((xs[0],), f) is not None
+        assert front((xs[0],), lambda p: 0.0) is None
+    with pytest.raises(SrcadError):
+        srcad.vjp(f, xs[0])[1]([1.0])
+
+
+def type_tree(x):
+    if isinstance(x, dict):
+        return [(k, type_tree(v)) for k, v in x.items()]
+    if isinstance(x, (list, tuple)):
+        return (type(x), [type_tree(v) for v in x])
+    return type(x).__name__
+
+
+def flat_leaves(x):
+    if isinstance(x, dict):
+        return [v for k in x for v in flat_leaves(x[k])]
+    if isinstance(x, (list, tuple)):
+        return [v for k in x for v in flat_leaves(k)]
+    return [x]
+
+
+def test_vjp_front_raises_where_the_code_did():
+    p, bad = {"a": 0.7, "b": 0.3}, {"a": -0.7, "b": 0.3}
+    for _ in range(3):
+        value, pullback = srcad.vjp(f_log, p)
+        assert pullback(1.0)[0]["a"] == pytest.approx(0.3 / 0.7, rel=1e-12)
+    assert vars(f_log).get(call_fronts.VJP) is not None
+    with pytest.raises(ValueError):
+        srcad.vjp(f_log, bad)
+    assert srcad.vjp(f_log, p)[1](1.0)[0]["b"] == pytest.approx(math.log(0.7), rel=1e-12)
