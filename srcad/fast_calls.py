@@ -558,7 +558,7 @@ def fwd_numbers(jac, types, fn, seeds):
                     if not single and numbers.get(types) in kept and len(args) == len(types):
                         kept.clear()
                         numbers[types] = number_columns_of(fn, seeds, ok, fwd_numbers,
-                                                           len(args), len(value))
+                                                           len(args), len(value), (jac, args))
                     return made
                 numbers.pop(types, None)  # a list, dict or record out: the full path nests it
                 return call(*args)

@@ -564,6 +564,11 @@ class _Jacobian:
             per_out.append(parts[0] if self.single else tuple(parts))
         return leaves.Whole(out_build(per_out))
 
+    def tangent_alone(self, args):
+        """The forward-mode code of the tangent alone for ``args`` (a Hessian's pass over
+        grad's code, ``srcad.transform.tangent_only``; read by ``srcad.number_columns``)."""
+        return tree_jacobians._tangent_only(self, list(args), None)
+
     def _tree_rev(self, args, ins, value):
         """A pullback per output element: by output leaf, ``wrt`` argument and its leaf, the
         rows stacked."""
