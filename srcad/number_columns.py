@@ -63,6 +63,39 @@ def columns(fn, seeds, ok, loop, n_args, n_out, at=None):
     return made
 
 
+def numbers(jac, args, fn, seeds, general):
+    """The Jacobian of numbers ``args`` (all floats, every one given) whose output was a
+    number, one pass per seed, by the code of the tangent alone (the value None, the tangent
+    a float: else ``general``, the closure as it was, from the start), when each pass gives
+    the tangent ``fn``'s pass gives, class for class; None when it cannot be made."""
+    code = jac.tangent_alone(args) if jac.backend == "python" else None
+    if code is None:
+        return None
+    for tangents in seeds:
+        try:
+            value, t = fn(*args, *tangents)
+            none, own = code(*args, *tangents)
+        except Exception:  # noqa: BLE001 - the general closure decides, as before
+            return None
+        if type(value) is not float or none is not None or type(t) is not float or type(
+                own) is not float or not own == t:
+            return None
+    given = "".join(f"a{i}, " for i in range(len(args)))
+    lines = [f"def numbers({given}):", "    if ok():"]
+    for c, tangents in enumerate(seeds):
+        pad = "    " * (c + 2)
+        lines += [f"{pad}v, t{c} = fn({given}{''.join(f'{float(s)!r}, ' for s in tangents)})",
+                  f"{pad}if v is None and t{c}.__class__ is float:"]
+    out = "t0" if jac.single else "(" + "".join(f"t{c}, " for c in range(len(seeds))) + ")"
+    lines += ["    " * (len(seeds) + 2) + f"return {out}", f"    return general({given})"]
+    space = {"fn": code, "ok": fresh(code.__srcad_reads__), "general": general}
+    text = "\n".join(lines) + "\n"
+    exec(compile(text, "<srcad columns of numbers>", "exec"), space)  # noqa: S102
+    made = space["numbers"]
+    made.__srcad_source__ = text  # (for reading)
+    return made
+
+
 def _alone(fn, seeds, n_out, jac, args):
     """The code of the tangent alone for ``args`` when each pass of it gives ``None`` and
     the tangent ``fn``'s pass gives (a tuple of ``n_out`` floats, equal, class for class),

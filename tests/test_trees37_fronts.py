@@ -216,3 +216,93 @@ def test_vjp_front_raises_where_the_code_did():
     with pytest.raises(ValueError):
         srcad.vjp(f_log, bad)
     assert srcad.vjp(f_log, p)[1](1.0)[0]["b"] == pytest.approx(math.log(0.7), rel=1e-12)
+
+
+# ----------------------------------------------- the Hessian and jacfwd of numbers (NumbersOnly)
+
+
+def two(x, y):
+    return math.sin(x) * y + x * x * y * SCALE
+
+
+def ag_two(v):
+    return anp.sin(v[0]) * v[1] + v[0] * v[0] * v[1] * SCALE
+
+
+def two_branch(x, y):  # grad's code branches on a value: so does the tangent's
+    if x > 0.5:
+        return math.exp(x) * y
+    return x * x * math.cos(y)
+
+
+def ag_two_branch(v):
+    if v[0] > 0.5:
+        return anp.exp(v[0]) * v[1]
+    return v[0] * v[0] * anp.cos(v[1])
+
+
+def two_log(x, y):  # raises for a negative x (the tangent's code keeps the log)
+    return math.log(x) * y
+
+
+POINTS = [(0.7, 0.3), (0.7, 0.3), (np.float64(0.7), 0.3), (1, 0.3), (0.2, -0.4),
+          (np.array([0.7, 0.2]), 0.3), (0.9, 0.3)]
+
+
+@pytest.mark.parametrize("f, twin, few", [(two, ag_two, (0, 1, 2)),
+                                           (two_branch, ag_two_branch, (0, 4))],
+                         ids=["two", "branch"])
+def test_hessian_and_jacfwd_of_numbers_by_the_tangent_alone(f, twin, few):
+    """Each call against central differences of the gradient and autograd, while the
+    arguments' types change (a NumPy number, an int, an array) and the code branches."""
+    hess, jf = srcad.hessian(f, wrt=(0, 1)), srcad.jacfwd(f, wrt=(0, 1))
+    for x, y in POINTS if LONG else [POINTS[k] for k in few]:
+        if np.ndim(x):
+            got = jf(x, y)
+            want = [autograd.jacobian(lambda a, y=y: twin([a, y]))(x),
+                    autograd.grad(lambda b, x=x: twin([x, b]))(y)]
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
+            np.testing.assert_allclose(got[1], want[1], rtol=1e-10)
+            continue
+        v = np.array([float(x), float(y)])
+        want_h = autograd.hessian(twin)(v)
+        cd = np.array([[(autograd.grad(twin)(v + e)[j] - autograd.grad(twin)(v - e)[j]) / 2e-6
+                        for e in np.eye(2) * 1e-6] for j in range(2)])
+        np.testing.assert_allclose(cd, want_h, rtol=1e-6, atol=1e-8)
+        for _ in range(2):
+            got = hess(x, y)
+            assert all(type(a) is float for row in got for a in row)
+            np.testing.assert_allclose(np.array(got, dtype=float), want_h, rtol=1e-10)
+            got = jf(x, y)
+            assert all(type(a) is float for a in got)
+            np.testing.assert_allclose(got, autograd.grad(twin)(v), rtol=1e-10)
+
+
+def test_numbers_tangent_alone_made_and_kept_exact():
+    """The closures of the tangent alone are kept (each call's tangent tested); a rebound
+    global makes the code again, an error of the code is raised where it was."""
+    global SCALE
+    hess, jf = srcad.hessian(two, wrt=(0, 1)), srcad.jacfwd(two, wrt=(0, 1))
+    for _ in range(2):
+        hess(0.7, 0.3)
+        jf(0.7, 0.3)
+    for made in (hess, jf):
+        cells = dict(zip(made.__code__.co_freevars, made.__closure__))
+        kept = cells["__srcad_numbers"].cell_contents[(float, float)]
+        assert "v is None" in kept.__srcad_source__  # (the code of the tangent alone)
+    old = SCALE
+    try:
+        SCALE = 2.5
+        v = np.array([0.7, 0.3])
+        np.testing.assert_allclose(hess(0.7, 0.3), autograd.hessian(ag_two)(v), rtol=1e-10)
+        np.testing.assert_allclose(jf(0.7, 0.3), autograd.grad(ag_two)(v), rtol=1e-10)
+    finally:
+        SCALE = old
+    hl, jl = srcad.hessian(two_log, wrt=(0, 1)), srcad.jacfwd(two_log, wrt=(0, 1))
+    for _ in range(2):
+        assert hl(0.7, 0.3)[0][1] == pytest.approx(1 / 0.7, rel=1e-12)
+        assert jl(0.7, 0.3)[1] == pytest.approx(math.log(0.7), rel=1e-12)
+    with pytest.raises(ValueError):
+        hl(-0.7, 0.3)
+    with pytest.raises(ValueError):
+        jl(-0.7, 0.3)

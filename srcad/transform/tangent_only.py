@@ -11,6 +11,9 @@ is returned as the sweep computes it, ``like(dg, p)``, already in ``p``'s struct
 general code's ``like(dy, y)`` reads ``y``: the value again). Any other result (a number,
 a value of another kind, a complex one) is returned as the general sweep's: the caller
 (:mod:`srcad.tree_jacobians`) tests each call's tangent as it tests the general code's.
+:class:`NumbersOnly` also returns ``None`` for a number or a tuple of numbers by the kinds
+(the Hessian and ``jacfwd`` of numbers: :mod:`srcad.number_columns`), the tuple's tangent
+a tuple display of its items' tangents (no ``like(dresult, result)``).
 
 Imports ``srcad.core``, ``srcad.runtime`` and :mod:`.forward`.
 """
@@ -39,15 +42,22 @@ class TangentOnly(Forward):
     ``like(g, p)`` of a parameter ``p``, real; the gradient's dict or list then built for
     the value alone, and what only it read, dropped (:func:`drop_unread`)."""
 
+    numbers = False  # (NumbersOnly: a number or a tuple of numbers out too)
+
     def run(self):
         body = self.fn.body
         ret = body[-1].value if body and isinstance(body[-1], ir.Return) else None
-        items = numbers_out(self.fn, self.an, ret)
+        items = numbers_out(self.fn, self.an, ret) if self.numbers else None
         if items is not None:  # a tuple of numbers (the gradient of numbers): its tangents'
             droppable, _ = cannot_fail(self.fn, self.an)  # tuple, the value's dropped
             code, result, _ = super().run()
             tangent = nodes.tuple_([self.tangent_or_zero(a) for a in items])
             droppable.add(self.tangent_of(result) or result.name)  # (its list of tangents)
+            return drop_unread(code, droppable, tangent), ir.Const(None), tangent
+        if self.numbers and isinstance(ret, ir.Var) and self.an.kind(ret) == SCALAR and not (
+                self.an.is_complex(ret)):  # a number (jacfwd's passes): its tangent alone
+            droppable, _ = cannot_fail(self.fn, self.an)
+            code, result, tangent = super().run()
             return drop_unread(code, droppable, tangent), ir.Const(None), tangent
         if not gradient_like_param(self.fn, ret) or self.an.is_complex(ret):
             return super().run()
@@ -57,6 +67,15 @@ class TangentOnly(Forward):
                 self.an.kinds[n] = SCALAR
         code, result, tangent = super().run()
         return drop_unread(code, droppable, tangent), ir.Const(None), tangent
+
+
+class NumbersOnly(TangentOnly):
+    """:class:`TangentOnly`, and ``None`` for the value where it is a number or a tuple
+    display of numbers by the kinds (``SCALAR``, real), its tangent (a tuple of its items'
+    tangents) returned alone: the passes of a Jacobian of numbers
+    (:mod:`srcad.number_columns`, which tests each call's tangents)."""
+
+    numbers = True
 
 
 def cannot_fail(fn, an):
