@@ -12,7 +12,9 @@ order, lengths, leaf classes), the freshness of every name the code read (by ide
 :func:`srcad.fast_checks.tests_text`), the code called, and the pullback the closure makes
 (the first pullback of 1.0 hands the gradient made with the value over; later ones run
 ``grad``'s dispatcher; any other cotangent is checked against the value and runs the vjp
-code). Anything else returns None and takes the closure as it was (another structure, an
+code). A front made for another structure calls the one made before it (up to
+:data:`MOST`: a function called with a list and a tuple). Anything else returns None and
+takes the closure as it was (another structure, an
 int or array leaf, a rebound name: ``direct`` then checks fully or makes the code again);
 an output not a float or NumPy float, or an exception of the code, takes ``lazy`` (the
 value by ``f``, the derivative at the pullback), as the closure does.
@@ -29,18 +31,24 @@ from . import tree_keys
 from .backend import call_fronts
 from .fast_checks import tests_text
 
+#: the most structures one function's front answers (each one's front calls the last one's
+#: when its tests fail: a function called with a list and with a tuple, say)
+MOST = 4
+
 
 def front(user, f, wrt, types_, vg, gradient, lazy, transformed, check, args):
     """The front for ``vjp(f, *args)`` (``wrt`` None) of ``args``' structure, put on ``f``
     when none is there; ``vg``: :func:`srcad.tree_calls.direct`'s function, which kept the
     code it calls for that structure (else nothing is made). Returns None (the closure
     ``eager_vjp`` made stays in its table: the front answers one structure)."""
-    kept = getattr(vg, "kept", None)
-    code = kept[0][0] if kept and kept[0] is not None else None
-    if wrt is not None or code is None or call_fronts.VJP in vars(f):
+    kept = getattr(vg, "kept", None)  # (the code for the structure of direct's first call)
+    code = kept[0][0] if kept and kept[0] is not None and kept[0][1](args) else None
+    prev = vars(f).get(call_fronts.VJP)
+    if wrt is not None or code is None or prev is not None and getattr(
+            prev, "depth", MOST) >= MOST:  # (a number's front, or MOST structures)
         return None
     space = {"code": code, "F": f, "F64": np.float64, "lazy": lazy, "gradient": gradient,
-             "transformed": transformed, "check": check}
+             "transformed": transformed, "check": check, "prev": prev}
     conds = [f"len(args) == {len(args)}"]
     for i, value in enumerate(args):
         found = tree_keys.key_test(value, f"args[{i}]", space)
@@ -74,10 +82,11 @@ def front(user, f, wrt, types_, vg, gradient, lazy, transformed, check, args):
         "                check(of[4], dy, 'cotangent')",
         "                return transformed(dy, *args)",
         "            return value, eager_pullback",
-        "    return None", ""])
+        f"    return {'None' if prev is None else 'prev(args, given)'}", ""])
     exec(compile(text, "<srcad vjp front of a tree>", "exec"), space)  # noqa: S102
     made = space["vjp_tree"]
     made.__srcad_source__ = text  # (for reading)
+    made.depth = getattr(prev, "depth", 0) + 1  # (the structures it answers)
     call_fronts.held_codes(made, "eager_pullback")
     call_fronts.FRONTS.put(f, call_fronts.VJP, made)
     return None

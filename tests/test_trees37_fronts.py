@@ -121,6 +121,11 @@ def test_hvp_front_against_references(case):
     x0 = xs[0]
     v0 = unflat([float(t) for t in np.linspace(0.5, -0.3, len(flat(x0)))], x0)[0]
     assert made((x0,), v0, lambda p: 0.0) is None  # (a wrapper carrying f's attributes)
+    last = vars(f)[call_fronts.HVP]  # (each structure's front calls the one before it)
+    for x in xs[:4]:
+        v = unflat([float(t) for t in np.linspace(0.5, -0.3, len(flat(x)))], x)[0]
+        floats = all(type(t) is float for t in flat_leaves(x))
+        assert (last((x,), v, f) is not None) == floats, x
 
 
 def test_hvp_front_refuses_another_tangent():
@@ -185,7 +190,10 @@ def test_vjp_front_against_references(case):
                 np.testing.assert_allclose(got, dy * np.asarray(want), rtol=1e-8, atol=1e-10)
     front = vars(f).get(call_fronts.VJP)
     if case != "array leaf":
-        assert front is not None and front((xs[0],), f) is not None
+        for x in xs[:4]:  # (a structure of floats: its front, or none; never another's)
+            floats = all(type(t) is float for t in flat_leaves(x))
+            assert front((x,), f) is None or floats, x
+        assert front((xs[0],), f) is not None
         assert front((xs[0],), lambda p: 0.0) is None
     with pytest.raises(SrcadError):
         srcad.vjp(f, xs[0])[1]([1.0])
@@ -200,6 +208,8 @@ def type_tree(x):
 
 
 def flat_leaves(x):
+    if isinstance(x, DC):
+        return [x.a, x.b]
     if isinstance(x, dict):
         return [v for k in x for v in flat_leaves(x[k])]
     if isinstance(x, (list, tuple)):
@@ -306,3 +316,30 @@ def test_numbers_tangent_alone_made_and_kept_exact():
         hl(-0.7, 0.3)
     with pytest.raises(ValueError):
         jl(-0.7, 0.3)
+
+
+def f_keys(p):  # every key, in the dict's order: its code is made for the keys
+    total = 0.0
+    for k in p:
+        total = total + math.tanh(p[k]) * p["b"]
+    return total
+
+
+def ag_keys(p):
+    total = 0.0
+    for k in p:
+        total = total + anp.tanh(p[k]) * p["b"]
+    return total
+
+
+def test_vjp_front_of_the_structure_its_code_was_made_for():
+    """The closure's second call has another structure than its first (whose code
+    ``value_and_grad``'s direct call kept): no front made of that code for it."""
+    two, three = {"a": 0.7, "b": 0.3}, {"a": 0.7, "b": 0.3, "c": 0.1}
+    for x in (two, three, three, {"a": 0.2, "b": 0.5}, three):
+        want, _ = references(f_keys, ag_keys, x)
+        value, pullback = srcad.vjp(f_keys, x)
+        assert value == pytest.approx(f_keys(x), rel=1e-14)
+        (g,) = pullback(1.0)
+        assert type(g) is dict and list(g) == list(x)
+        np.testing.assert_allclose(flat(g), want, rtol=1e-8, atol=1e-10)
