@@ -30,6 +30,7 @@ draws the import graph and fails on a cycle or an upward import):
                                 srcad.number_columns: a tuple of numbers out's passes;
                                 srcad.tree_calls: vjp's value_and_grad of containers;
                                 srcad.tree_jvps: jvp's (and hvp's) of containers;
+                                srcad.tree_vjps: vjp's front for containers;
                                 srcad.fast_calls: vjp's and jvp's closures per argument types;
                                 srcad.fast_checks: their tests of the names the code read;
                                 srcad.aux_calls: has_aux=True's derivatives;

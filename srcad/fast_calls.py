@@ -12,24 +12,24 @@ read, defaults, the code object); a forward-mode function found here for numbers
 while no name its code read is rebound (:func:`srcad.core.env.stale`), as ``jvp``'s lookup by
 kinds does, and the closure is dropped otherwise.
 
-Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
+Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents. A closure
+is kept for containers and records too (:func:`vjp_closure`): ``vjp``'s full path checks them
+by their classes alone, once, and the transformed functions the closure calls key them by
+their structure; ``jvp``'s by a test compiled for their structure and floats.
 
 Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
 :mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts), :mod:`srcad.backend.call_fronts`
 (``vjp``'s and ``jvp``'s of numbers), :mod:`srcad.jacobian_leaves` (a tuple of numbers out),
 :mod:`srcad.tree_keys` (which classes are containers), :mod:`srcad.number_columns` (a tuple
-out's passes), :mod:`srcad.tree_jvps` (``jvp``'s closure for containers of floats) and
-:mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on it.
-A closure is kept for containers and records too (:func:`vjp_closure`): ``vjp``'s full path
-checks them by their classes alone, once, and the transformed functions the closure calls
-key them by their structure; ``jvp``'s by a test compiled for their structure and floats.
+out's passes), :mod:`srcad.tree_jvps`/:mod:`srcad.tree_vjps` (``jvp``'s closure, ``vjp``'s
+front: containers of floats), :mod:`srcad.fast_checks` (the tests of what the code read).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import tree_jvps, tree_keys
+from . import tree_jvps, tree_keys, tree_vjps
 from .backend import call_fronts, dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
@@ -47,11 +47,9 @@ _F64 = np.float64
 
 #: (f, wrt as given) -> {argument types -> vjp's closure for them}
 VJPS = functions.ByFunction()
-#: (f, wrt as given) -> {types of the primals and of the tangents -> jvp's closure}
-JVPS = functions.ByFunction()
-#: the same for ``jvp(..., backend="numba")``
-NUMBA_JVPS = functions.ByFunction()
-#: backend -> jvp's closures
+#: (f, wrt as given) -> {types of the primals and of the tangents -> jvp's closure}; the
+#: same for ``jvp(..., backend="numba")``; by backend
+JVPS, NUMBA_JVPS = functions.ByFunction(), functions.ByFunction()
 JVP_TABLES = {"python": JVPS, "numba": NUMBA_JVPS}
 #: (f, wrt) -> {types of the arguments and of v -> the jvp closure of grad(f)}, for hvp
 HVPS = functions.ByFunction()
@@ -182,7 +180,8 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
     table[types] = vjp_of
     if gradient is not None and value_and_grad is not None and int not in types:
         table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of, f, wrt, [
-            (table, types, called)] if all(t in _NUMBERS for t in types) else [])
+            (table, types, called)] if all(t in _NUMBERS for t in types) else [
+            (None, types, called)] if tree_keys.keyed_classes(types) else [])
 
 
 def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
@@ -194,7 +193,8 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
     the derivative code at the pullback: an error the gradient alone meets is raised by the
     pullback). For numbers (``numbers``: ``[(table, types, called)]``), its first call
     compiles the two codes into one function put in its place
-    (:func:`srcad.backend.call_fronts.vjp_front`). ``aux``: ``vjp(f, ..., has_aux=True)`` of
+    (:func:`srcad.backend.call_fronts.vjp_front`; a tree's table None: a front on ``f`` alone,
+    :func:`srcad.tree_vjps.front`). ``aux``: ``vjp(f, ..., has_aux=True)`` of
     ``f`` read with its aux (:mod:`srcad.aux_calls`): ``make()``'s code returns ``((value,
     aux), gradients)``, the closure ``(value, pullback, aux)``."""
     made = []
@@ -216,8 +216,9 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
             else:
                 (held, types, called), _ = numbers
                 numbers.clear()
-                front = call_fronts.vjp_front(called, f, wrt, types, made[0], gradient,
-                                              vjp_of, transformed, check_companion, args)
+                front = (call_fronts.vjp_front if held is not None else tree_vjps.front)(
+                    called, f, wrt, types, made[0], gradient, vjp_of, transformed,
+                    check_companion, args)
                 if front is not None:
                     held[types] = front
                     if wrt is None and call_fronts.VJP not in vars(f):
@@ -557,7 +558,7 @@ def fwd_numbers(jac, types, fn, seeds):
                     if not single and numbers.get(types) in kept and len(args) == len(types):
                         kept.clear()
                         numbers[types] = number_columns_of(fn, seeds, ok, fwd_numbers,
-                                                           len(args), len(value))
+                                                           len(args), len(value), (jac, args))
                     return made
                 numbers.pop(types, None)  # a list, dict or record out: the full path nests it
                 return call(*args)

@@ -12,8 +12,9 @@ Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``),
 :mod:`srcad.backend.dispatch_fronts` (the function returned), :mod:`srcad.jacobian_trees`
 (forward mode over trees), :mod:`srcad.tree_jacobians` (trees' Jacobians kept by
 structure), :mod:`srcad.written_state` (a function writing into what it is given) and
-``srcad.specialise`` (its own layer), ``srcad.core`` and
-``srcad.errors``.
+``srcad.specialise`` (its own layer), ``srcad.core``, ``srcad.errors``,
+``srcad.transform.tangent_only`` and :mod:`srcad.number_columns` (a Jacobian of numbers'
+passes, the tangent alone).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from . import (
     jacobians_standard,
     nested,
     nested_vjp,
+    number_columns,
     pipeline,
     pytrees,
     tree_jacobians,
@@ -44,6 +46,7 @@ from .core.kinds import foreign_array, kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
 from .runtime.standard import namespace_of
 from .specialise import Transformed, cache_key, check_arrays, check_wrt_value, plain_key
+from .transform.tangent_only import NumbersOnly
 
 _NUMBERS = frozenset({float, int, np.float64})
 
@@ -506,6 +509,9 @@ class _Jacobian:
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
             if kept:
                 self.numbers[types] = fast_calls.fwd_numbers(self, types, fn, seeds)
+                if type(value) is float and (len(seeds) > 1 or not self.single):  # (the
+                    alone = number_columns.numbers(self, args, fn, seeds, self.numbers[types])
+                    self.numbers[types] = alone or self.numbers[types]  # tangent alone)
             return result
         zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]
         result = []
@@ -563,6 +569,15 @@ class _Jacobian:
                 parts.append(in_build(made))
             per_out.append(parts[0] if self.single else tuple(parts))
         return leaves.Whole(out_build(per_out))
+
+    def tangent_alone(self, args):
+        """The forward-mode code of the tangent alone for the numbers ``args`` (its value
+        None: ``srcad.transform.tangent_only.NumbersOnly``; read by ``srcad.number_columns``),
+        or None."""
+        try:
+            return api._jvp_function(self.target, self.names, list(args), sweep=NumbersOnly)[0]
+        except SrcadError:
+            return None
 
     def _tree_rev(self, args, ins, value):
         """A pullback per output element: by output leaf, ``wrt`` argument and its leaf, the

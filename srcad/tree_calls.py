@@ -39,6 +39,7 @@ def direct(t):
         return out
 
     by_structure.__srcad__ = getattr(general, "__srcad__", None)
+    by_structure.kept = kept  # (srcad.tree_vjps: vjp's front calls the code kept)
     return by_structure
 
 

@@ -40,7 +40,8 @@ on the first call, leaf for leaf and key for key; each call's tangent is tested 
 
 Imports NumPy, :mod:`srcad.api` (the transformed code), :mod:`srcad.tree_keys`,
 :mod:`srcad.fast_calls`, :mod:`srcad.fast_checks`, :mod:`srcad.pytrees`,
-:mod:`srcad.tree_calls`, :mod:`srcad.tree_jvps`, :mod:`srcad.jacobian_leaves`,
+:mod:`srcad.tree_calls`, :mod:`srcad.tree_jvps`, :mod:`srcad.tree_vjps` (its count of
+fronts), :mod:`srcad.jacobian_leaves`,
 :mod:`srcad.jacobian_trees`, :mod:`srcad.transform.tangent_only` and
 ``srcad.core``/``srcad.errors``.
 """
@@ -49,8 +50,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import api, fast_calls, jacobian_trees, pytrees, tree_jvps, tree_keys
+from . import api, fast_calls, jacobian_trees, pytrees, tree_jvps, tree_keys, tree_vjps
 from . import jacobian_leaves as leaves
+from .backend import call_fronts
 from .core import functions
 from .errors import SrcadError
 from .fast_checks import checks, tests_text
@@ -272,6 +274,47 @@ def hvp_alone(f, wrt, args, v, grad_f, found):
             "    return known(primals, tangents)\n")
     exec(compile(text, "<srcad hvp of a tree>", "exec"), space)  # noqa: S102
     held[key] = space["alone"]
+    prev = vars(f).get(call_fronts.HVP)
+    if wrt == 0 and type(wrt) is int and getattr(prev, "depth", 0) < tree_vjps.MOST and (
+            prev is None or hasattr(prev, "depth")):  # (not a number's front)
+        front = _hvp_front(f, fn, args, v, prev)
+        if front is not None:
+            call_fronts.FRONTS.put(f, call_fronts.HVP, front)
+
+
+def _hvp_front(f, fn, args, v, prev=None):
+    """``hvp(f, x, v)``'s front on ``f`` (called first by ``hvp``'s entry point, in its
+    frame: :func:`srcad.backend.call_fronts.short_hvp`) for ``x`` the argument tuple of
+    ``args``' structure (or its one container itself) and ``v`` of ``v``'s: the structure
+    tests and the freshness of the names ``fn`` (the code of the tangent alone) read, in its
+    text; ``prev`` (the front of another structure, if any) for anything else, and behind it
+    None (``hvp``'s own path, with its writer check, closures and errors). None when it
+    cannot be compiled."""
+    space = {"fn": fn, "F": f, "prev": prev}
+    conds = [f"len(x) == {len(args)}"]
+    for text, value in [(f"x[{i}]", a) for i, a in enumerate(args)] + [("v", v)]:
+        found = tree_keys.key_test(value, text, space)
+        if found is None:  # pragma: no cover - (floats in plain containers)
+            return None
+        conds += found
+    reads = fn.__srcad_reads__
+    text = ("def hvp_tree(x, v, given=F):\n"
+            "    if given is F:  # (not a wrapper carrying f's attributes)\n"
+            "        if x.__class__ is not tuple:\n"
+            "            x = (x,)\n"
+            f"        if {' and '.join(conds)}:\n"
+            "            try:\n"
+            f"                fresh = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "            except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "                fresh = False\n"
+            "            if fresh:\n"
+            f"                return fn({''.join(f'x[{i}], ' for i in range(len(args)))}v)[1]\n"
+            f"    return {'None' if prev is None else 'prev(x, v, given)'}\n")
+    exec(compile(text, "<srcad hvp front of a tree>", "exec"), space)  # noqa: S102
+    made = space["hvp_tree"]
+    made.__srcad_source__ = text  # (for reading)
+    made.depth = getattr(prev, "depth", 0) + 1  # (the structures it answers)
+    return made
 
 
 def _tangent_only(jac, args, flat):

@@ -34,7 +34,7 @@ LAYERS = [
      "srcad.pytrees", "srcad.nested", "srcad.nested_vjp", "srcad.nested_aux",
      "srcad.numba_forms", "srcad.tree_keys", "srcad.jacobian_trees",
      "srcad.tree_jacobians", "srcad.number_columns", "srcad.tree_calls",
-     "srcad.tree_jvps"),
+     "srcad.tree_jvps", "srcad.tree_vjps"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),
     ("srcad", "srcad.__main__"),
 ]

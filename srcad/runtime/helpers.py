@@ -2,7 +2,8 @@
 
 Each is a plain function so that generated code stays ordinary Python that srcad can read,
 marked ``@helper("runtime")`` to enter the registry generated code's names are bound from.
-Imports only ``srcad.runtime.registry``, ``.arrays``, ``.zero_grads`` (and ``srcad.errors``).
+Imports only ``srcad.runtime.registry``, ``.arrays``, ``.zero_grads``, ``.likes`` (and
+``srcad.errors``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import operator
 import numpy as np
 
 from . import arrays
+from .likes import like_items
 from .registry import helper
 from .zero_grads import all_zero, held_itself
 
@@ -377,16 +379,14 @@ def mutable(grad):
 
 @helper("runtime")
 def like(grad, value):
-    """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
-    sweep builds lists), and every leaf a float or float array."""
+    """``grad`` in ``value``'s structure: tuples where it has tuples, each leaf a float or array."""
     if isinstance(value, dict):  # first, a loop (a dict of parameters'; no comprehension frame)
         out = {}
         for k, v in value.items():  # (a float's tangent is as it is: no call for it)
             out[k] = grad[k] if type(v) is float else like(grad[k], v)
         return out
-    if isinstance(value, (list, tuple)):
-        out = [g if type(v) is float else like(g, v) for g, v in zip(grad, value)]
-        return tuple(out) if isinstance(value, tuple) else out
+    if isinstance(value, (list, tuple)):  # (the backward sweep builds lists)
+        return like_items(grad, value, like)
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
         return np.broadcast_to(grad, value.shape).astype(complex if _is_complex(grad) else float)
     if arrays.is_duck(value) and np.shape(grad) != value.shape:

@@ -11,6 +11,9 @@ is returned as the sweep computes it, ``like(dg, p)``, already in ``p``'s struct
 general code's ``like(dy, y)`` reads ``y``: the value again). Any other result (a number,
 a value of another kind, a complex one) is returned as the general sweep's: the caller
 (:mod:`srcad.tree_jacobians`) tests each call's tangent as it tests the general code's.
+:class:`NumbersOnly` also returns ``None`` for a number or a tuple of numbers by the kinds
+(the Hessian and ``jacfwd`` of numbers: :mod:`srcad.number_columns`), the tuple's tangent
+a tuple display of its items' tangents (no ``like(dresult, result)``).
 
 Imports ``srcad.core``, ``srcad.runtime`` and :mod:`.forward`.
 """
@@ -27,6 +30,7 @@ from ..core.kinds import ANY, SCALAR, DictItems, SeqItems
 from ..rules import raising
 from ..runtime import helpers as runtime
 from ..runtime import items
+from . import nodes
 from .forward import Forward
 
 #: the operations on numbers :func:`cannot_fail` asks :func:`srcad.rules.raising.may_raise`
@@ -38,9 +42,23 @@ class TangentOnly(Forward):
     ``like(g, p)`` of a parameter ``p``, real; the gradient's dict or list then built for
     the value alone, and what only it read, dropped (:func:`drop_unread`)."""
 
+    numbers = False  # (NumbersOnly: a number or a tuple of numbers out too)
+
     def run(self):
         body = self.fn.body
         ret = body[-1].value if body and isinstance(body[-1], ir.Return) else None
+        items = numbers_out(self.fn, self.an, ret) if self.numbers else None
+        if items is not None:  # a tuple of numbers (the gradient of numbers): its tangents'
+            droppable, _ = cannot_fail(self.fn, self.an)  # tuple, the value's dropped
+            code, result, _ = super().run()
+            tangent = nodes.tuple_([self.tangent_or_zero(a) for a in items])
+            droppable.add(self.tangent_of(result) or result.name)  # (its list of tangents)
+            return drop_unread(code, droppable, tangent), ir.Const(None), tangent
+        if self.numbers and isinstance(ret, ir.Var) and self.an.kind(ret) == SCALAR and not (
+                self.an.is_complex(ret)):  # a number (jacfwd's passes): its tangent alone
+            droppable, _ = cannot_fail(self.fn, self.an)
+            code, result, tangent = super().run()
+            return drop_unread(code, droppable, tangent), ir.Const(None), tangent
         if not gradient_like_param(self.fn, ret) or self.an.is_complex(ret):
             return super().run()
         droppable, numbers = cannot_fail(self.fn, self.an)
@@ -49,6 +67,15 @@ class TangentOnly(Forward):
                 self.an.kinds[n] = SCALAR
         code, result, tangent = super().run()
         return drop_unread(code, droppable, tangent), ir.Const(None), tangent
+
+
+class NumbersOnly(TangentOnly):
+    """:class:`TangentOnly`, and ``None`` for the value where it is a number or a tuple
+    display of numbers by the kinds (``SCALAR``, real), its tangent (a tuple of its items'
+    tangents) returned alone: the passes of a Jacobian of numbers
+    (:mod:`srcad.number_columns`, which tests each call's tangents)."""
+
+    numbers = True
 
 
 def cannot_fail(fn, an):
@@ -181,6 +208,23 @@ def _assigned(node):
         inner = [n for part in (target.slice, node.value) for n in ast.walk(part)
                  if isinstance(n, ast.Name) and n.id == own]
         return (own, 1) if not inner else None
+    return None
+
+
+def numbers_out(fn, an, result):
+    """The items of the tuple display ``result`` (an atom) is assigned in ``fn``'s top block
+    when each is certainly a real number (``SCALAR``, not complex), else None: its tangent is
+    the tuple of theirs (``like(dresult, result)``, the general code's, gives it so)."""
+    if not isinstance(result, ir.Var) or an.is_complex(result):
+        return None
+    for stmt in fn.body:
+        if isinstance(stmt, ir.Assign) and stmt.target == result.name:
+            value = stmt.value
+            if not (isinstance(value, ir.Prim) and value.fn is ir.BUILD_TUPLE) or value.kwargs:
+                return None
+            items = value.args
+            return items if items and all(an.kind(a) == SCALAR and not an.is_complex(a) and (
+                isinstance(a, ir.Var) or type(a.value) in (int, float)) for a in items) else None
     return None
 
 
