@@ -174,7 +174,7 @@ def _dead_values(fdef, arrays):
         for stmt in block:
             if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
                 stmt.value, (), arrays
-            ) and id(stmt) not in covered:
+            ) and id(stmt) not in covered and not getattr(stmt, "srcad_again", False):
                 dead.discard(stmt.targets[0].id)
             elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
                 dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
@@ -189,7 +189,8 @@ def _dead_values(fdef, arrays):
             for stmt in block:
                 if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
                                                   or stmt.targets[0].id in dead)
-                        and (_safe(stmt.value, (), arrays) or id(stmt) in covered)):
+                        and (_safe(stmt.value, (), arrays) or id(stmt) in covered
+                             or getattr(stmt, "srcad_again", False))):  # (.reads_again)
                     for name, n in _loads(stmt.value).items():
                         loads[name] -= n
                     dropped = True
