@@ -38,7 +38,8 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..rules import registry
-from . import added_back, exp_quotients, into, loop_sums, nodes, partition, reads_again, same_numbers
+from . import added_back, exp_quotients, into, loop_sums, nodes, partition, reads_again
+from . import same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins, names_read, read_once
 from .nodes import Comment, PopMarker, add_to, assign, call, name
