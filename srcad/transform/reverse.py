@@ -38,11 +38,11 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..rules import registry
-from . import added_back, exp_quotients, into, loop_sums, nodes, partition, reads_again
-from . import same_numbers
+from . import added_back, exp_quotients, into, loop_sums, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins, names_read, read_once
 from .nodes import Comment, PopMarker, add_to, assign, call, name
+from .reads_again import read_again
 from .reuse import Reuse
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
@@ -278,7 +278,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         unshape_kept(self, backward)
         self.guard_only_shapes(backward + list(grads.values()))  # .guards
         self.compute_saves()
-        reads_again.read_again(self, backward)  # items of unchanged arrays: read, not saved
+        read_again(self, backward)  # items of unchanged arrays: read, not saved
         self.iterate_stacks()
         self.backward_code = backward  # (.owned_writes: which values it reads whole)
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
