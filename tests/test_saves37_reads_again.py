@@ -8,7 +8,9 @@ against central differences and autograd on a twin (the same text, with the writ
 as new arrays). With the predicate loosened to "any item read or comparison" (every operand
 taken as available, every array as stable), ``flag_rebound``, ``flag_written``, ``flag_list``
 and ``list_item`` give wrong gradients (the default cases; the others under
-SRCAD_LONG_PROPERTIES=1).
+SRCAD_LONG_PROPERTIES=1). Items taken as unable to fail (``backend/tidy_bounds.py``): a read
+past the end and an array's truth still raise as the function does (both fail with the
+range taken from any expression holding ``len(x)`` and any fact taken as a number).
 
 Generated: sources (an argument, a new array, an array written after the loop, a list) x
 reads (``y[i]``, ``y[i + 1]``, ``y[i:i + 2]``, a row's item in a nested loop) x with or without
@@ -254,3 +256,36 @@ def test_family(load_module, source, read, branch):
     got = srcad.grad(f)(X.copy())
     np.testing.assert_allclose(got, central(f, (X,), 0), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(got, autograd.grad(twin)(X), rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------- where the function raises
+
+RAISING = {  # a discarded forward value whose read fails: the gradient raises as f does
+    "past_the_end": ("""
+def f(x):
+    s = 0.0
+    for i in range(len(x) + 1):
+        s = s + np.sin(x[i]) * 0.0
+    return np.sum(x ** 2)
+""", IndexError, X),
+    "row_truth": ("""
+def f(x):
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] > 0.5:
+            s = s + np.sum(x[i]) * 0.0
+    return np.sum(x ** 2)
+""", ValueError, X2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RAISING))
+def test_raises_where_the_function_does(load_module, name):
+    """An item read is taken as unable to fail only inside ``range(len(x))`` and its
+    compared truth only for a number (``backend/tidy_bounds.py``)."""
+    text, error, x = RAISING[name]
+    f = _module(load_module, f"raising_{name}", text).f
+    with pytest.raises(error):
+        f(x)
+    with pytest.raises(error):
+        srcad.grad(f)(x)

@@ -34,6 +34,9 @@ _NUMBERS = (raising.NUMBER, raising.FLOAT, raising.INT, raising.CNUMBER)
 def mark_in_bounds(fdef, arrays):
     """Mark (``srcad_in_bounds``) the item reads of ``fdef`` that cannot fail (see the
     module docstring). ``arrays``: the facts :mod:`.tidy_dead` is given."""
+    for node in _walk(fdef):  # (marks of an earlier round: the tree may have changed since)
+        if node.__class__ is ast.Subscript and getattr(node, "srcad_in_bounds", None):
+            node.srcad_in_bounds = None
     if not arrays or not any(s.__class__ is ast.For for s in fdef.body):
         return
     stores = _count_names(fdef)[0]
@@ -61,7 +64,7 @@ def mark_in_bounds(fdef, arrays):
             if n.__class__ is ast.Subscript and n.ctx.__class__ is ast.Load and (
                     n.value.__class__ is ast.Name and n.value.id == array) and (
                     n.slice.__class__ is ast.Name and n.slice.id == index):
-                n.srcad_in_bounds = True
+                n.srcad_in_bounds = (array, index)
 
 
 def idle_tests(fdef, arrays, safe, fact):
@@ -80,11 +83,19 @@ def idle_tests(fdef, arrays, safe, fact):
     return changed
 
 
+def in_bounds(node):
+    """Whether the ``ast.Subscript`` ``node`` is marked by :func:`mark_in_bounds` (and still
+    reads what it read then)."""
+    mark = getattr(node, "srcad_in_bounds", None)
+    return mark is not None and node.value.__class__ is ast.Name and (
+        node.slice.__class__ is ast.Name) and mark == (node.value.id, node.slice.id)
+
+
 def item_fact(node, arrays):
     """The fact of an item read marked by :func:`mark_in_bounds`, else None."""
-    if not getattr(node, "srcad_in_bounds", False):
-        return None
     alike = arrays.get(node.value.id)
+    if not isinstance(alike, raising.Alike):
+        return raising.UNKNOWN
     ranks = getattr(getattr(arrays, "analysis", None), "ranks", {})
     if ranks.get(node.value.id) != 1:
         return raising.ARRAY

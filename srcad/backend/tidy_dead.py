@@ -20,7 +20,7 @@ import numpy as np
 
 from ..rules import raising
 from ..transform.nodes import Comment
-from .tidy_bounds import idle_tests, item_fact, mark_in_bounds
+from .tidy_bounds import idle_tests, in_bounds, item_fact, mark_in_bounds
 from .tidy_broadcasts import covered_broadcasts
 from .tidy_values import _assigns_only_name, _binds_names, _is_number
 from .tidy_walk import _blocks, _header, _loads, _nodes, _stores, _walk, counts_changed
@@ -53,7 +53,7 @@ def _fact(node, arrays):
     if cls is ast.Compare and len(node.ops) == 1:
         return raising.result(_OPERATORS.get(type(node.ops[0])), [_fact(node.left, arrays), _fact(
             node.comparators[0], arrays)])
-    if cls is ast.Subscript and getattr(node, "srcad_in_bounds", False):  # (.tidy_bounds)
+    if cls is ast.Subscript and in_bounds(node):  # (.tidy_bounds)
         return item_fact(node, arrays)
     if cls is ast.Call:
         fn = _called(node)
@@ -87,7 +87,7 @@ def _safe(node, divisors=(), arrays=()):
                 own = _fact(sub.func.value, arrays)
                 facts = [own if isinstance(own, raising.Alike) else raising.ARRAY] + facts
         elif isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.NamedExpr)):
-            if not getattr(sub, "srcad_in_bounds", False):  # (.tidy_bounds: x[i] in range)
+            if not in_bounds(sub):  # (.tidy_bounds: x[i] in range)
                 return False
             continue
         else:
