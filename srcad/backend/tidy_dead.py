@@ -7,7 +7,8 @@ loop's ``s_1 = s``, ``s_1 = s_1 + t``, ``s = s_1`` in a function returning gradi
 dead together.
 
 Imports: NumPy, :mod:`srcad.rules.raising` (what may raise), :mod:`srcad.transform.nodes`
-(the comment node), :mod:`.tidy_broadcasts`, :mod:`.tidy_values`, :mod:`.tidy_walk`.
+(the comment node), :mod:`.tidy_bounds` (item reads in range), :mod:`.tidy_broadcasts`,
+:mod:`.tidy_values`, :mod:`.tidy_walk`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from ..rules import raising
 from ..transform.nodes import Comment
+from .tidy_bounds import idle_tests, in_bounds, item_fact, mark_in_bounds
 from .tidy_broadcasts import covered_broadcasts
 from .tidy_values import _assigns_only_name, _binds_names, _is_number
 from .tidy_walk import _blocks, _header, _loads, _nodes, _stores, _walk, counts_changed
@@ -51,6 +53,8 @@ def _fact(node, arrays):
     if cls is ast.Compare and len(node.ops) == 1:
         return raising.result(_OPERATORS.get(type(node.ops[0])), [_fact(node.left, arrays), _fact(
             node.comparators[0], arrays)])
+    if cls is ast.Subscript and in_bounds(node):  # (.tidy_bounds)
+        return item_fact(node, arrays)
     if cls is ast.Call:
         fn = _called(node)
         facts = [_fact(a, arrays) for a in node.args]
@@ -83,7 +87,9 @@ def _safe(node, divisors=(), arrays=()):
                 own = _fact(sub.func.value, arrays)
                 facts = [own if isinstance(own, raising.Alike) else raising.ARRAY] + facts
         elif isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.NamedExpr)):
-            return False
+            if not in_bounds(sub):  # (.tidy_bounds: x[i] in range)
+                return False
+            continue
         else:
             continue
         if raising.may_raise(fn, facts):
@@ -166,6 +172,8 @@ def _idle_count(loop):
 
 
 def _dead_values(fdef, arrays):
+    mark_in_bounds(fdef, arrays)
+    idle = idle_tests(fdef, arrays, _safe, _fact)
     loads = _loads(fdef)
     dead, readers = _self_updates_only(fdef, loads)
     covered = _covered_divisions(fdef, loads, arrays) | covered_broadcasts(
@@ -174,7 +182,7 @@ def _dead_values(fdef, arrays):
         for stmt in block:
             if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
                 stmt.value, (), arrays
-            ) and id(stmt) not in covered:
+            ) and id(stmt) not in covered and not getattr(stmt, "srcad_again", False):
                 dead.discard(stmt.targets[0].id)
             elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
                 dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
@@ -189,7 +197,8 @@ def _dead_values(fdef, arrays):
             for stmt in block:
                 if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
                                                   or stmt.targets[0].id in dead)
-                        and (_safe(stmt.value, (), arrays) or id(stmt) in covered)):
+                        and (_safe(stmt.value, (), arrays) or id(stmt) in covered
+                             or getattr(stmt, "srcad_again", False))):  # (.reads_again)
                     for name, n in _loads(stmt.value).items():
                         loads[name] -= n
                     dropped = True
@@ -198,7 +207,7 @@ def _dead_values(fdef, arrays):
             if len(kept) != len(block):
                 block[:] = kept or [ast.Pass()]
         changed |= dropped
-    return changed
+    return changed or idle
 
 
 def _covered_divisions(fdef, loads, arrays=()):

@@ -42,6 +42,7 @@ from . import added_back, exp_quotients, into, loop_sums, nodes, partition, same
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins, names_read, read_once
 from .nodes import Comment, PopMarker, add_to, assign, call, name
+from .reads_again import read_again
 from .reuse import Reuse
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
@@ -277,6 +278,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         unshape_kept(self, backward)
         self.guard_only_shapes(backward + list(grads.values()))  # .guards
         self.compute_saves()
+        read_again(self, backward)  # items of unchanged arrays: read, not saved
         self.iterate_stacks()
         self.backward_code = backward  # (.owned_writes: which values it reads whole)
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
