@@ -223,7 +223,7 @@ KINDS_ANY = {
         'broadcast_as check_holomorphic check_real check_scalar copy_tangent '
         'copy_tangent_grad dot_grad_a dot_grad_b erf expand layout like like_grad '
         'matmul_grad_a matmul_grad_b mutable real_part shape_of '
-        'transpose_grad which_max which_min zeros_array'),
+        'transpose_grad which_max which_min'),
     'items': (
         'the gradient of a container read item by item: ANY (add_row, add_into: statements)',
         'add_into add_row filled items_at picked'),
