@@ -62,13 +62,15 @@ arrays of each dtype, discarded values raising for some shapes in callees, tree 
 ``tools/mutations34.py``; session 35's (``op=`` into int, bool and narrow float items and
 arrays; discarded operations on boolean and object arrays) in ``tools/mutations35.py``;
 session 36's (copied containers' items, numbers written into arrays, loop-carried arrays,
-nested containers, narrow dtypes with ``op=``, object arrays) in ``tools/mutations36.py``.
+nested containers, narrow dtypes with ``op=``, object arrays) in ``tools/mutations36.py``;
+session 37's (element fills, fill recurrences, lists of lists changed through an item, callees
+writing into what they are given, object arrays filled) in ``tools/mutations37.py``.
 
 Imports: argparse, ast, collections, hashlib, importlib, json, os, pickle, random, signal,
 subprocess, sys, tempfile, time, numpy, tools/differential, tools/mutant_checks,
 tools/mutant_checks32, tools/mutant_checks33, tools/mutant_sources, tools/mutations,
 tools/mutations31, tools/mutations32, tools/mutations33, tools/mutations34, tools/mutations35,
-tools/mutations36,
+tools/mutations36, tools/mutations37,
 and srcad, autograd in the worker.
 """
 
@@ -108,6 +110,7 @@ import mutations33  # noqa: E402,F401 - adds session 33's mutations to mutations
 import mutations34  # noqa: E402 - adds session 34's mutations to mutations.MUTATIONS
 import mutations35  # noqa: E402,F401 - adds session 35's mutations to mutations.MUTATIONS
 import mutations36  # noqa: E402,F401 - adds session 36's mutations to mutations.MUTATIONS
+import mutations37  # noqa: E402,F401 - adds session 37's mutations to mutations.MUTATIONS
 
 ORDER = ["WRONG", "CRASH", "VAGUE", "KINK", "REFUSED", "CONVENTION", "PASS", "INVALID"]
 MUTANT_SECONDS = 60  # (session 31: the aux, Jacobian and Hessian checks take their time)

@@ -35,7 +35,7 @@ from ..core.kinds import ANY, ARRAY, SEQ
 from ..core.walk import walk_nodes
 from ..errors import MutationError
 from ..rules import registry
-from . import operand_checks, row_views, written_back
+from . import item_changes, operand_checks, row_views, written_back
 from .memory import Aliases
 from .memory_tables import MUTATORS, ir_mutable, log_append, names_of
 from .user_calls import user_callee
@@ -261,6 +261,7 @@ def check(fn, analysis, callee=False):
                 t[1] in owned or t[1] in owned_ids)]
             if outside and not _recorded(fn, analysis, stmt, outside, callee, refuse):
                 write(stmt, obj, target, what)
+            item_changes.refuse(fn, stmt, obj, analysis, after.get(id(stmt), ()), refuse, label)
             continue
         write(stmt, obj, target, what)
     operand_checks.insert(fn, analysis)  # m.v * w: not an object of yours, when it runs

@@ -173,6 +173,7 @@ class Aliases(_Items, _Places, _Calls):
         self.fresh_items = set()  # lists srcad made with a new object at every index
         self.slots = {}  # (such a list, constant index) -> what was stored there
         self.loose = {}  # such a list -> what was put in it otherwise (anywhere)
+        self.sole = {}  # (list, index or None) -> new objects stored there alone (.items_apart)
         self.indices = {"?"} | {
             i.value for s in ir.walk(fn.body) for i in _const_indices(s)}
         for p in fn.params:
@@ -225,6 +226,7 @@ class Aliases(_Items, _Places, _Calls):
                     if stored and id(stmt) in self.put_backs:  # ys[i] += v: the item put back
                         put = stored - self.mem(ir.Var(self.put_backs[id(stmt)]), self.own)
                     self._put_in(stmt.obj, stmt.index, put)
+                    self._put_in(stmt.obj, stmt.index, stored - put, self.sole)
                     self._set(stmt.target, self.mem(stmt.obj, self.own),
                               self.mem(stmt.obj, self.held) | stored)
                     self._opaque_if(stmt.target, stmt.obj)

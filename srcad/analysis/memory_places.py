@@ -42,7 +42,10 @@ class _Places:
                     and stmt.value.args[0] == ir.Var(name)):
                 return False
             indices.add(found[0].value)
-        return not any(self._item(ir.Var(name), ir.Const(k)) & memory for k in indices)
+        own = self.own.get(name, frozenset())  # (what _stored left out of the places: a copy
+        alone = frozenset().union(*(v for (a, _), v in self.sole.items() if a in own))  # too)
+        return not any((self._item(ir.Var(name), ir.Const(k)) | alone) & memory
+                       for k in indices)
 
     def _single_new(self, atom):
         """Whether ``atom`` names a new object (not a view, not an argument) read only once."""
@@ -128,12 +131,15 @@ class _Places:
             self.loose.get(a) or any(self.slots.get((a, k)) for k in self.indices)
             for a in lists))
 
-    def _put_in(self, obj, index, memory):
-        """Record ``memory`` entering the lists ``obj`` may be (at ``index``, None: anywhere)."""
+    def _put_in(self, obj, index, memory, sole=None):
+        """Record ``memory`` entering the lists ``obj`` may be (at ``index``, None: anywhere;
+        ``sole``: into that table, keyed by (list, place), instead)."""
         own = self.mem(obj, self.own)
         at = place_key(index) if own <= self.fresh_items else None
         for alloc in own & self.fresh_items:
             key, table = ((alloc, at), self.slots) if at is not None else (alloc, self.loose)
+            if sole is not None:
+                key, table = (alloc, at), sole
             table[key] = table.get(key, frozenset()) | memory
 
     def _stored(self, stmt):

@@ -37,6 +37,9 @@ _NEW_VERSION = frozenset({"pop_value", "insert_value", "remove_value", "clear_va
 _SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0,
                 "seq_grad": 1, "cofactors": 0, "cofactors_tangent": 1, "slogdet_check": 0,
                 "fixed_check": 0}
+#: srcad's helpers whose array result has the axes of their argument at this position (the
+#: gradient code differentiated again: ``dy[i]`` of such a ``dy`` is a number, not a view)
+_RANK_LIKE = {"unbroadcast": 1, "fill": 1, "zeros_like": 0, "zeros_array": 0, "cleared": 0}
 #: products whose result for two vectors is a number
 #: array constructors: their result is always a new NumPy array (0-d included)
 _MADE = (np.zeros, np.ones, np.empty, np.full, np.arange, np.eye, np.identity, np.tri,
@@ -108,6 +111,8 @@ class ValueKinds:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
                 return source  # a gradient shaped like its argument: a list for a list
+        if getattr(fn, "__name__", None) == "zeros_array" and family_of(fn) and kinds == [ARRAY]:
+            return ARRAY  # an array's zero gradient
         if _shaped_like_second(fn, prim) and kinds[1] in (ARRAY, SEQ if fn.__name__ ==
                                                           "scatter" else SCALAR):
             return kinds[1]  # a gradient shaped like the primal value indexed or summed
@@ -293,6 +298,9 @@ class ValueKinds:
             return self.rank(args[0]) or MIXED
         if _shaped_like_second(fn, value):
             return self.rank(args[1]) or MIXED  # shaped like the array indexed or summed
+        like = _RANK_LIKE.get(getattr(fn, "__name__", None)) if family_of(fn) else None
+        if like is not None and len(args) > like and not value.kwargs:
+            return self.rank(args[like]) or MIXED  # a gradient with the axes of an array
         if (fn in (operator.matmul, np.matmul, np.dot) or fn == ir.Method("dot")) and len(
                 args) == 2:
             return _MATMUL_RANK.get((self.rank(args[0]), self.rank(args[1])), MIXED)

@@ -147,7 +147,7 @@ class Forward(Sweep):
         body = self.fn.body
         ret = body[-1] if body and isinstance(body[-1], ir.Return) else None
         code = self.block(body[:-1] if ret else body)
-        code = _unset_before(body, code, self.tnames) + code
+        code = _unset_before(body, code, self.tnames) + _changed_params(self, code) + code
         result = ret.value if ret else ir.Const(None)
         tangent = self.tangent_or_zero(result)
         return code, result, tangent
@@ -557,3 +557,12 @@ def _unset_before(body, code, tnames):
     read = {n.id for stmt in code for n in walk_nodes(stmt)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} & unset
     return [assign(n, nodes.constant(None)) for n in sorted(read)]
+
+
+def _changed_params(fwd, code):
+    """``dh = zeros_like(h)`` for a parameter not differentiated that a differentiated value
+    enters in place (``h.append(x * 2.0)``, ``h`` a list the caller gave: srcad.written_state)
+    and whose tangent the code reads (``dh.append(dx * 2.0)``): zero on entry."""
+    read = {n.id for stmt in code for n in walk_nodes(stmt) if isinstance(n, ast.Name)}
+    return [assign(fwd.t(p), call(fwd.helper("zeros_like"), name(p))) for p in fwd.fn.params
+            if p not in fwd.an.wrt and fwd.varied(ir.Var(p)) and fwd.tnames.get(p) in read]
