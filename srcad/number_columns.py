@@ -18,14 +18,16 @@ numbers), the passes call the code of the tangent alone instead
 the first call, class for class; each call's tangent is tested as the general one's, and the
 names that code read by its own test (:func:`srcad.fast_checks.fresh`).
 
-Imports NumPy and :mod:`srcad.fast_checks` (the test of the names the general code read,
-``ok``, is handed in; the code of the tangent alone is made by the Jacobian handed in).
+Imports NumPy, :mod:`srcad.fast_checks` (the test of the names the general code read,
+``ok``, is handed in; the code of the tangent alone is made by the Jacobian handed in) and
+:mod:`srcad.backend.call_fronts` (``jacfwd``'s passes with the code's body compiled in).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .backend import call_fronts
 from .fast_checks import fresh, tests_text
 
 
@@ -93,7 +95,9 @@ def numbers(jac, args, fn, seeds, general):
     exec(compile(text, "<srcad columns of numbers>", "exec"), space)  # noqa: S102
     made = space["numbers"]
     made.__srcad_source__ = text  # (for reading)
-    return made
+    front = call_fronts.columns_front(jac.f, tuple(map(type, args)), code, seeds, made,
+                                      jac.single)  # (the code's body compiled in)
+    return front or made
 
 
 def _fresh(fn, space):

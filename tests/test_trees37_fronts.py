@@ -294,10 +294,10 @@ def test_numbers_tangent_alone_made_and_kept_exact():
     for _ in range(2):
         hess(0.7, 0.3)
         jf(0.7, 0.3)
-    for made in (hess, jf):
-        cells = dict(zip(made.__code__.co_freevars, made.__closure__))
-        kept = cells["__srcad_numbers"].cell_contents[(float, float)]
-        assert "v is None" in kept.__srcad_source__  # (the code of the tangent alone)
+    kept = [dict(zip(made.__code__.co_freevars, made.__closure__))[
+        "__srcad_numbers"].cell_contents[(float, float)] for made in (hess, jf)]
+    assert "v is None" in kept[0].__srcad_source__  # (the code of the tangent alone)
+    assert kept[1].__code__.co_name == "numbers_of"  # (its body compiled in, per pass)
     old = SCALE
     try:
         SCALE = 2.5
