@@ -18,15 +18,17 @@ numbers), the passes call the code of the tangent alone instead
 the first call, class for class; each call's tangent is tested as the general one's, and the
 names that code read by its own test (:func:`srcad.fast_checks.fresh`).
 
-Imports NumPy and :mod:`srcad.fast_checks` (the test of the names the general code read,
-``ok``, is handed in; the code of the tangent alone is made by the Jacobian handed in).
+Imports NumPy, :mod:`srcad.fast_checks` (the test of the names the general code read,
+``ok``, is handed in; the code of the tangent alone is made by the Jacobian handed in) and
+:mod:`srcad.backend.call_fronts` (``jacfwd``'s passes with the code's body compiled in).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .fast_checks import fresh
+from .backend import call_fronts
+from .fast_checks import fresh, tests_text
 
 
 def columns(fn, seeds, ok, loop, n_args, n_out, at=None):
@@ -39,7 +41,7 @@ def columns(fn, seeds, ok, loop, n_args, n_out, at=None):
         fn, ok = alone, fresh(alone.__srcad_reads__)
     params = [f"a{i}" for i in range(n_args)]
     given = "".join(p + ", " for p in params)
-    lines = [f"def columns({', '.join(params)}):", "    if ok():"]
+    lines = [f"def columns({', '.join(params)}):", *_fresh(fn, space := {})]
     indent = "        "
     for c, tangents in enumerate(seeds):
         spelled = "".join(f"{float(s)!r}, " for s in tangents)
@@ -55,7 +57,7 @@ def columns(fn, seeds, ok, loop, n_args, n_out, at=None):
     rows = ", ".join("(" + "".join(f"t{c}[{j}], " for c in range(len(seeds))) + ")"
                      for j in range(n_out))
     lines += [f"{indent}return ({rows},)", f"    return loop({given})"]
-    space = {"fn": fn, "ok": ok, "loop": loop, "F64": np.float64}
+    space.update({"fn": fn, "ok": ok, "loop": loop, "F64": np.float64})
     text = "\n".join(lines) + "\n"
     exec(compile(text, "<srcad columns of numbers>", "exec"), space)  # noqa: S102
     made = space["columns"]
@@ -81,19 +83,32 @@ def numbers(jac, args, fn, seeds, general):
                 own) is not float or not own == t:
             return None
     given = "".join(f"a{i}, " for i in range(len(args)))
-    lines = [f"def numbers({given}):", "    if ok():"]
+    lines = [f"def numbers({given}):", *_fresh(code, space := {})]
     for c, tangents in enumerate(seeds):
         pad = "    " * (c + 2)
         lines += [f"{pad}v, t{c} = fn({given}{''.join(f'{float(s)!r}, ' for s in tangents)})",
                   f"{pad}if v is None and t{c}.__class__ is float:"]
     out = "t0" if jac.single else "(" + "".join(f"t{c}, " for c in range(len(seeds))) + ")"
     lines += ["    " * (len(seeds) + 2) + f"return {out}", f"    return general({given})"]
-    space = {"fn": code, "ok": fresh(code.__srcad_reads__), "general": general}
+    space.update({"fn": code, "ok": fresh(code.__srcad_reads__), "general": general})
     text = "\n".join(lines) + "\n"
     exec(compile(text, "<srcad columns of numbers>", "exec"), space)  # noqa: S102
     made = space["numbers"]
     made.__srcad_source__ = text  # (for reading)
-    return made
+    front = call_fronts.columns_front(jac.f, tuple(map(type, args)), code, seeds, made,
+                                      jac.single)  # (the code's body compiled in)
+    return front or made
+
+
+def _fresh(fn, space):
+    """The lines testing that each name ``fn``'s code read finds the very object it found
+    (in the text, no call), else ``ok()`` (the full check), its names put in ``space``."""
+    reads = fn.__srcad_reads__
+    return ["    try:",
+            f"        fresh = {tests_text(reads, space, baked=True) if reads else 'True'}",
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone",
+            "        fresh = False",
+            "    if fresh or ok():"]
 
 
 def _alone(fn, seeds, n_out, jac, args):

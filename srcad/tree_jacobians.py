@@ -300,7 +300,7 @@ def _hvp_front(f, fn, args, v, prev=None):
     reads = fn.__srcad_reads__
     text = ("def hvp_tree(x, v, given=F):\n"
             "    if given is F:  # (not a wrapper carrying f's attributes)\n"
-            "        if x.__class__ is not tuple:\n"
+            "        if not isinstance(x, tuple):  # (as hvp reads x)\n"
             "            x = (x,)\n"
             f"        if {' and '.join(conds)}:\n"
             "            try:\n"

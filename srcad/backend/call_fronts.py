@@ -71,6 +71,7 @@ LAZY, GRAD, SLOW = "__srcad_lazy", "__srcad_grad", "__srcad_slow"
 F, WRT, GIVEN = "__srcad_f", "__srcad_wrt", "__srcad_given"
 ARGS, TANGENTS, V, G, R, DY = "__srcad_a", "__srcad_t", "__srcad_v", "__srcad_g", \
     "__srcad_r", "__srcad_dy"
+T = "__srcad_tangent"  # (a pass's tangent, in a Jacobian's closure)
 PULLBACK = "__srcad_pullback__"  # the pullback's code name: what srcad reads is in its cells
 _SLOTS = [ENV, FLOAT, F64, LAZY, GRAD, SLOW, F, WRT]
 
@@ -449,6 +450,40 @@ def hvp_front(f, grad_f, types_, fn):
         f"        if {OK}:",
         *("            " + line for line in ast.unparse(body).splitlines()),
         "        return None"], {ENV: tuple(values), F: f}, "hvp")
+
+
+def columns_front(user, types_, fn, seeds, general, single):
+    """The Jacobian's closure for numbers of ``types_`` whose output is a number (``jacfwd``
+    of ``user``, a function of numbers): ``fn``, the code of the tangent alone (its value
+    None), compiled in once per one of ``seeds``, each pass's tangent tested to be a float;
+    ``general`` (the closure as it was) takes anything else. None when it cannot be
+    compiled (a body with another return than ``return None, tangent`` at its end)."""
+    values, n = list(types_), len(types_)
+    parsed = _parsed(fn, user, values)
+    if parsed is None or len(parsed[0]) != n + len(seeds[0]):
+        return None
+    params, body, tests = parsed
+    last = body[-1] if body else None
+    if _returns(body) != [last] or not (isinstance(last.value, ast.Tuple) and len(
+            last.value.elts) == 2 and isinstance(last.value.elts[0], ast.Constant) and (
+            last.value.elts[0].value is None)):
+        return None
+    given = ", ".join(params[:n])
+    other = " or ".join(f"{p}.__class__ is not {ENV}[{i}]" for i, p in enumerate(params[:n]))
+    lines = [f"    def numbers_of({given}, {GIVEN}={F}):", f"        if {other}:",
+             f"            return {LAZY}({given})",
+             *_guard(tests, 8), f"        if {OK}:"]
+    pad, rest = "            ", ast.unparse(ast.Module(body[:-1], [])).splitlines()
+    for c, seed in enumerate(seeds):  # (each pass: the tangents set, the body, its tangent)
+        lines += [f"{pad}{p} = {float(t)!r}" for p, t in zip(params[n:], seed)]
+        lines += [pad + line for line in rest]
+        lines += [f"{pad}{T}{c} = {ast.unparse(last.value.elts[1])}",
+                  f"{pad}if {T}{c}.__class__ is {FLOAT}:"]
+        pad += "    "
+    lines += [pad + "return " + (f"{T}0" if single else "(" + "".join(
+        f"{T}{c}, " for c in range(len(seeds))) + ")"), f"        return {LAZY}({given})"]
+    return _build(user, "numbers_of", lines, {ENV: tuple(values), LAZY: general, F: user,
+                                                FLOAT: float}, "jacfwd")
 
 
 class _Tangents(ast.NodeTransformer):
