@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from ..core.kinds import ARRAY
 from ..core.walk import walk_nodes
 from ..transform.nodes import Comment
 from ..transform.templates import _Simplify, simplify
@@ -141,9 +142,11 @@ def _unaliased(stmt, changed_in_place):
     return stmt
 
 
-def copy_aliases(fdef, numbers=()):
+def copy_aliases(fdef, numbers=(), arrays=None):
     """A marked ``dx = v`` (see :func:`_unaliased`) whose ``dx`` is still changed in place
-    (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v * 1.0``: a new array, as
+    (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v.copy()`` where ``v`` is
+    an array (``arrays``: the analysis' facts, :mod:`srcad.analysis.raise_facts`), else
+    ``dx = v * 1.0`` (a number's too): a new array, as
     the sweep made it, never ``v`` itself, which the in-place add would change; so is one
     whose ``dx`` is returned when ``v`` is a parameter (``da = b`` of ``np.sum(a * b)``: the
     caller's array would be the gradient it may change); and of two or more returned names
@@ -175,6 +178,10 @@ def copy_aliases(fdef, numbers=()):
             continue
         if new and (target in changed or target in returned and value in params) or (
                 target in returned and target in shared.get(value, [])[1:]):
+            if arrays is not None and arrays.analysis.kinds.get(value) == ARRAY:
+                stmt.value = ast.Call(func=ast.Attribute(value=stmt.value, attr="copy",
+                                                         ctx=ast.Load()), args=[], keywords=[])
+                continue
             stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(1.0))
             stmt.value.copies = True  # the simplifier leaves it
 
