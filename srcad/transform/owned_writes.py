@@ -259,10 +259,11 @@ def mark_writes(fwd, stmt, made):
     if sharing is None or id(stmt) not in fwd.owned_arrays:
         return
     values, tangents = sharing
-    names = values | {fwd.tnames[n] for n in tangents if n in fwd.tnames}
-    for node in made:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
-            node.srcad_writes_into = names
+    writes = [node for node in made if isinstance(node, ast.Assign) and isinstance(
+        node.targets[0], ast.Subscript)]  # the value's write, then its tangent's
+    for node, names in zip(writes, (values, {fwd.tnames[n] for n in tangents
+                                             if n in fwd.tnames})):
+        node.srcad_writes_into = names
 
 
 def _tangent_edges(fn, an, fwd):
