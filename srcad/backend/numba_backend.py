@@ -401,8 +401,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     displays = array_displays(fdef, is_np, helper_of)
     numba_chains.join_all(fdef, helper_of, numba_helper)
     from . import numba_casts, numba_helpers, numba_reductions  # noqa: F401  (overloads)
-    update_of = numba_casts.spelled(helper_of, callees)  # (y op= v's cast by its name)
-    owned = numba_update.owned(fdef, update_of, is_np)  # (after the joins: reads moved)
+    owned = numba_update.owned(fdef, update_of := numba_casts.spelled(helper_of, callees), is_np)
     fdef.body = add_checks(fdef, visit(fdef.body, code.co_firstlineno), numba_helper)
     popped_gradients(fdef, used.get("grad_array"), numba_helper)  # a list, where popped
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]

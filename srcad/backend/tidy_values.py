@@ -14,7 +14,7 @@ import ast
 
 from ..core.kinds import ARRAY
 from ..core.walk import walk_nodes
-from ..transform.nodes import Comment
+from ..transform.nodes import Comment, method
 from ..transform.templates import _Simplify, simplify
 from .tidy_walk import (
     _blocks,
@@ -179,8 +179,7 @@ def copy_aliases(fdef, numbers=(), arrays=None):
         if new and (target in changed or target in returned and value in params) or (
                 target in returned and target in shared.get(value, [])[1:]):
             if arrays is not None and arrays.analysis.kinds.get(value) == ARRAY:
-                stmt.value = ast.Call(func=ast.Attribute(value=stmt.value, attr="copy",
-                                                         ctx=ast.Load()), args=[], keywords=[])
+                stmt.value = method(stmt.value, "copy")
                 continue
             stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(1.0))
             stmt.value.copies = True  # the simplifier leaves it
@@ -524,9 +523,8 @@ def _inline_temps(fdef, temps):
 
 def _written_into(stmt, cache):
     """The names ``stmt`` writes into (``y[i] = v``, ``y[i] += v``, ``y.a = v``), its blocks'
-    statements included, and those a write in place marks as sharing the array
-    (``srcad_writes_into``: :func:`srcad.transform.owned_writes.mark_writes`); ``cache``: by
-    the statement's id."""
+    statements included, and the names sharing the array a write in place marks
+    (:func:`srcad.transform.owned_writes.mark_writes`); ``cache``: by the statement's id."""
     found = cache.get(id(stmt))
     if found is None:
         found = cache[id(stmt)] = set()
