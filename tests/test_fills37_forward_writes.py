@@ -12,12 +12,16 @@ the caller's arrays and tangents checked unchanged, and the generated text check
 copies kept or gone; the Hessians against PyTorch's and central differences of the
 gradient."""
 
+import ast
+import textwrap
+
 import numpy as np
 import pytest
 import torch
 
 import srcad
 from srcad.api import jvp_source
+from srcad.backend import numba_update
 from tests.sampling import LONG
 from tests.test_fills36_owned_writes import (
     CALLEE,
@@ -219,3 +223,57 @@ def test_a_callers_cotangent_is_not_zeroed(load_module):
     np.testing.assert_array_equal(cot, np.arange(9.0).reshape(3, 3))
     np.testing.assert_allclose(gx, np.sum(cot * w, axis=1), rtol=1e-12)
     np.testing.assert_allclose(gw, x @ cot, rtol=1e-12)
+
+
+CAST_HELPERS = {"add": "add", "kept_dtype_1": "kept_dtype"}
+
+
+def _owned(source):
+    fdef = ast.parse(textwrap.dedent(source)).body[0]
+    return fdef, numba_update.owned(fdef, CAST_HELPERS, lambda ident: ident == "np")
+
+
+@pytest.mark.parametrize("update, owned", [
+    ("y = kept_dtype_1(y + x * t, y, '+')", True),  # y += x * t with its cast
+    ("y = kept_dtype_1(y, y, '+')", False),  # the cast's value y itself: a second name
+    ("y = kept_dtype_1(y + x * t, z, '+')", True),  # (z's dtype: y still owned, no rewrite)
+])
+def test_numba_writes_a_cast_update_into_its_array(update, owned):
+    """augment36's ``y op= v`` carries ``kept_dtype``: under Numba ``y = kept_dtype(y + E, y,
+    '+')`` is ``kept_dtype(numba_fused_wn_...(y, ...), y, '+')`` where ``y`` is owned (the
+    cast reads the old ``y`` for its dtype alone), as ``y = y + E`` is."""
+    fdef, found = _owned(f"""
+    def f(x, w, n):
+        y = x * 2.0
+        z = x * 3.0
+        for k in range(n):
+            t = w[k]
+            {update}
+        return np.sum(y * y) + np.sum(z)
+    """)
+    assert ("y" in found) == owned, found
+    loop = fdef.body[2]
+    stmt = numba_update.in_place(loop.body[1], found, CAST_HELPERS,
+                                 lambda h: ast.Name(id=f"numba_{h}", ctx=ast.Load()))
+    text = ast.unparse(stmt)
+    rewritten = owned and "z, '+'" not in update
+    assert ("numba_fused_wn" in text) == rewritten, text
+    if rewritten:
+        assert text == "y = kept_dtype_1(numba_fused_wn_a_0_m_1_2(y, x, t), y, '+')", text
+
+
+@pytest.mark.skipif(not LONG, reason="imports Numba (5 s): the long run")
+def test_numba_code_of_a_users_update_writes_in_place(load_module):
+    f = load_module("fills37_numba_update", "import numpy as np\n" + """
+def f(x, w):
+    y = x * 2.0
+    for k in range(w.shape[0]):
+        y += x * w[k]
+    return np.sum(y * y)
+""").f
+    x, w = np.linspace(0.2, 0.9, 5), np.linspace(0.1, 0.3, 3)
+    g = srcad.grad(f, wrt=0, backend="numba")
+    assert "fused_wn" in srcad.source(g, x, w)
+    np.testing.assert_allclose(g(x, w), srcad.grad(f, wrt=0)(x, w), rtol=1e-12)
+    np.testing.assert_allclose(g(x.astype(np.float32), w), srcad.grad(f, wrt=0)(
+        x.astype(np.float32), w), rtol=1e-6)

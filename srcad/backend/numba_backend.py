@@ -270,7 +270,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
             own = getattr(stmt, "srcad_line", None) or line  # a forward statement's own
             current_line[0] = own
             rewrite_reversed(stmt, lambda what, ln=own: refuse(what, ln))
-            stmt = numba_update.in_place(stmt, owned, helper_of, numba_helper)
+            stmt = numba_update.in_place(stmt, owned, update_of, numba_helper)
             stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper,
                                adds)
             if hoisted:
@@ -400,11 +400,11 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     adds = frozenset(k for k, v in helper_of.items() if v == "add")  # fused as + where floats
     displays = array_displays(fdef, is_np, helper_of)
     numba_chains.join_all(fdef, helper_of, numba_helper)
-    owned = numba_update.owned(fdef, helper_of, is_np)  # (after the joins: reads moved)
+    from . import numba_casts, numba_helpers, numba_reductions  # noqa: F401  (overloads)
+    owned = numba_update.owned(fdef, update_of := numba_casts.spelled(helper_of, callees), is_np)
     fdef.body = add_checks(fdef, visit(fdef.body, code.co_firstlineno), numba_helper)
     popped_gradients(fdef, used.get("grad_array"), numba_helper)  # a list, where popped
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
-    from . import numba_casts, numba_helpers, numba_reductions  # noqa: F401  (overloads)
     if not used:
         return fdef, {}
 

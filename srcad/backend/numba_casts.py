@@ -8,7 +8,8 @@ dtype (the plain run's, bit for bit); where it does not (a float into an integer
 array, a complex value into a real one), NumPy raises in the plain run, and Numba's typing
 error here makes the compilation fail: :func:`srcad.backend.numba_backend.jit` reports it as a
 SrcadError naming the line (a refusal where Python raises). ``y`` not an array (a number):
-Python rebinds it, the value is ``y op v``.
+Python rebinds it, the value is ``y op v``. :func:`spelled`: the names the code calls it by,
+for :mod:`.numba_update`'s in-place form of ``y += v``.
 
 Imports NumPy, ``numba``, :mod:`srcad.frontend.augmented_casts` and :mod:`.numba_helpers`
 (the registry of the helpers' Numba forms).
@@ -40,3 +41,14 @@ def _kept_dtype(new, old, op):
     if not isinstance(new, types.Array):  # (y a 0-d array, v a number: NumPy gives a number)
         return lambda new, old, op: np.asarray(new).astype(target)
     return lambda new, old, op: new.astype(target)
+
+
+def spelled(helper_of, cells):
+    """``helper_of`` (spelling -> srcad helper) with the names ``cells`` (name -> cell of
+    the generated code) bind :func:`kept_dtype` to: :mod:`.numba_update` writes a user's
+    ``y += v`` carrying the cast into ``y``'s array where it may."""
+    found = dict(helper_of)
+    for name, cell in dict(cells or {}).items():
+        if getattr(cell, "cell_contents", None) is kept_dtype:
+            found[name] = "kept_dtype"
+    return found

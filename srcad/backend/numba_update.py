@@ -55,7 +55,7 @@ _HELPER_READS = {"add": (0, 1), "scatter": (0, 1), "copy_tangent": (0, 1),
                  "zeros_float": (0,), "reuse_tangent": (1,)}
 #: srcad helpers: the argument positions whose shape only is read
 _SHAPE_READS = {"scatter": (1,), "copy_tangent": (1,), "zeros_float": (0,),
-                "reuse_tangent": (1,)}
+                "reuse_tangent": (1,), "kept_dtype": (1,)}  # (its dtype, y op= v's cast)
 _LIKE = frozenset({"zeros_like", "ones_like", "empty_like"})
 _FRESH_HELPERS = frozenset({"add", "scatter", "copy_tangent", "zeros_float"})
 _VALUE_OPS = (ast.BinOp, ast.UnaryOp, ast.Compare)
@@ -162,6 +162,8 @@ def _fresh(value, helper_of, is_numpy):
     if value.__class__ is not ast.Call or any(k.arg == "copy" for k in value.keywords):
         return False
     func = value.func
+    if func.__class__ is ast.Name and helper_of.get(func.id) == "kept_dtype":
+        return len(value.args) == 3 and _fresh(value.args[0], helper_of, is_numpy)
     if func.__class__ is ast.Name:
         return helper_of.get(func.id) in _FRESH_HELPERS
     return func.__class__ is ast.Attribute and (
@@ -209,12 +211,25 @@ def _read(node, parents, helper_of, is_numpy):
 def in_place(stmt, owned_names, helper_of, numba_helper):
     """``stmt`` as ``N = numba_fused_w<r>_<code>(N, ...)`` where it is ``N = N + E`` or
     ``N = add(N, E)`` (srcad's ``add``) of an owned ``N``, else ``stmt`` itself. ``<r>``:
-    ``n``, or ``i`` where an item of ``N`` is read (the helper then writes rank 1 only)."""
+    ``n``, or ``i`` where an item of ``N`` is read (the helper then writes rank 1 only).
+    A user's ``y += v`` carrying its cast, ``N = kept_dtype(N + E, N, '+')``, is
+    ``N = kept_dtype(numba_fused_w<r>_<code>(N, ...), N, '+')``: written into ``N`` where
+    the types allow (a float64 ``N``: the cast is then the identity), else the new sum cast
+    to ``N``'s dtype as before."""
     if not (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
             and stmt.targets[0].__class__ is ast.Name
             and stmt.targets[0].id in owned_names):
         return stmt
     ident, value = stmt.targets[0].id, stmt.value
+    if value.__class__ is ast.Call and value.func.__class__ is ast.Name and helper_of.get(
+            value.func.id) == "kept_dtype" and len(value.args) == 3 and not value.keywords:
+        cast, (value, old, _) = value, value.args  # N = kept_dtype(N + E, N, '+'): y += v
+        if not (old.__class__ is ast.Name and old.id == ident):
+            return stmt
+        stmt.value = value  # (the cast's value alone)
+        cast.args[0] = in_place(stmt, owned_names, helper_of, numba_helper).value
+        stmt.value = cast  # the sum into N where the types allow, then N's dtype
+        return stmt
     adds = frozenset(k for k, v in helper_of.items() if v == "add")
     if value.__class__ is ast.BinOp and value.op.__class__ is ast.Add:
         left = value.left

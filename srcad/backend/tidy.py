@@ -106,7 +106,7 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=(), arrays=(), makers=(
     simplify_keeping_new(fdef)
     _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
     copy_aliases(fdef, (float_arithmetic._float_names(fdef, floats) if floats else set()) | set(
-        ints))
+        ints), arrays)
     if sums:
         fdef = _NegateAfterSum(set(sums)).visit(fdef)
     fdef = _Signs().visit(fdef)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ast
 
+from ..core.kinds import ARRAY
 from ..core.walk import walk_nodes
-from ..transform.nodes import Comment
+from ..transform.nodes import Comment, method
 from ..transform.templates import _Simplify, simplify
 from .tidy_walk import (
     _blocks,
@@ -141,9 +142,11 @@ def _unaliased(stmt, changed_in_place):
     return stmt
 
 
-def copy_aliases(fdef, numbers=()):
+def copy_aliases(fdef, numbers=(), arrays=None):
     """A marked ``dx = v`` (see :func:`_unaliased`) whose ``dx`` is still changed in place
-    (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v * 1.0``: a new array, as
+    (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v.copy()`` where ``v`` is
+    an array (``arrays``: the analysis' facts, :mod:`srcad.analysis.raise_facts`), else
+    ``dx = v * 1.0`` (a number's too): a new array, as
     the sweep made it, never ``v`` itself, which the in-place add would change; so is one
     whose ``dx`` is returned when ``v`` is a parameter (``da = b`` of ``np.sum(a * b)``: the
     caller's array would be the gradient it may change); and of two or more returned names
@@ -175,6 +178,9 @@ def copy_aliases(fdef, numbers=()):
             continue
         if new and (target in changed or target in returned and value in params) or (
                 target in returned and target in shared.get(value, [])[1:]):
+            if arrays is not None and arrays.analysis.kinds.get(value) == ARRAY:
+                stmt.value = method(stmt.value, "copy")
+                continue
             stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(1.0))
             stmt.value.copies = True  # the simplifier leaves it
 
@@ -517,9 +523,8 @@ def _inline_temps(fdef, temps):
 
 def _written_into(stmt, cache):
     """The names ``stmt`` writes into (``y[i] = v``, ``y[i] += v``, ``y.a = v``), its blocks'
-    statements included, and those a write in place marks as sharing the array
-    (``srcad_writes_into``: :func:`srcad.transform.owned_writes.mark_writes`); ``cache``: by
-    the statement's id."""
+    statements included, and the names sharing the array a write in place marks
+    (:func:`srcad.transform.owned_writes.mark_writes`); ``cache``: by the statement's id."""
     found = cache.get(id(stmt))
     if found is None:
         found = cache[id(stmt)] = set()

@@ -29,7 +29,7 @@ backend on NumPy arrays): the form srcad differentiates again keeps its copies (
 checks would see ``out_2 = out_1`` share one array and refuse the write).
 
 Imports ``srcad.analysis`` (:class:`.memory.Aliases`, the liveness of :mod:`.alias`),
-``srcad.core``.
+``srcad.core``, ``srcad.runtime`` (``scatter``: its tangent a new array).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from ..analysis.alias import Liveness
 from ..analysis.memory import Aliases
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR
+from ..runtime import helpers as runtime
 
 
 def in_place(sweep):
@@ -259,10 +260,11 @@ def mark_writes(fwd, stmt, made):
     if sharing is None or id(stmt) not in fwd.owned_arrays:
         return
     values, tangents = sharing
-    names = values | {fwd.tnames[n] for n in tangents if n in fwd.tnames}
-    for node in made:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
-            node.srcad_writes_into = names
+    writes = [node for node in made if isinstance(node, ast.Assign) and isinstance(
+        node.targets[0], ast.Subscript)]  # the value's write, then its tangent's
+    for node, names in zip(writes, (values, {fwd.tnames[n] for n in tangents
+                                             if n in fwd.tnames})):
+        node.srcad_writes_into = names
 
 
 def _tangent_edges(fn, an, fwd):
@@ -323,6 +325,8 @@ def _fresh(name, fwd, defs, seen):
             return False
         if value.fn is operator.getitem and isinstance(value.args[0], ir.Var):
             return _fresh(value.args[0].name, fwd, defs, seen)  # dx[i]: a part of dx
+        if value.fn is runtime.scatter:
+            return True  # scatter(v, like, i): zeros with v at i; its tangent, dv's, too
         return _new_tangent(value, fwd) or len(value.args) == 1 and (
             value.fn == ir.Method("copy") or any(value.fn is f for f in _COPIES))
     return False
