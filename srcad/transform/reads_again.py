@@ -11,7 +11,12 @@ whose stack empties loses it.
 A value defined by a statement of the block itself is read again when its expression is
 one of (and any ``t`` it reads is read again too, from the same block, earlier):
 
-* an item or a slice ``a[k]``, ``a[k, j]``, ``a[k:k + 2]`` of a *stable* array ``a``,
+* an item or a slice ``a[k]``, ``a[k, j]``, ``a[k:k + 2]`` of a *stable* array ``a``, each
+  index but a slice the target of a loop walking that axis of ``a`` (``for k in
+  range(len(a))``, ``range(a.shape[1])``, the size assigned at the top level): the forward
+  read cannot fail then, and what only the discarded output made of it goes from the forward
+  sweep (:mod:`srcad.backend.tidy_bounds`); any other item stays saved, since its forward read
+  would stay, with the values made of it,
 * ``k + 1``, ``k - j``, ``2 * k`` ... of Python ints (loop counters, their sums),
 * a comparison ``t > 0.5`` (a branch's flag: tested again rather than saved; measured in
   docs/performance.md),
