@@ -1,6 +1,7 @@
 """Tidy, item reads that cannot fail: ``x[i]`` inside ``for i in range(len(x)):`` (or
-``reversed(range(n))`` with ``n = len(x)`` bound once at the top level) of an array ``x``
-whose length nothing changes. ``0 <= i < len(x)``, so reading the item raises nothing, and a
+``reversed(range(n))`` with ``n = len(x)`` bound once at the top level), ``x[i, j]`` inside
+loops over ``range(x.shape[0])`` and ``range(x.shape[1])``, of an array ``x`` whose length
+nothing changes. ``0 <= i < len(x)``, so reading the item raises nothing, and a
 value made of it that nothing reads goes like any other (:mod:`.tidy_dead`): the forward loop
 of a function whose backward sweep reads its items again (:mod:`srcad.transform.reads_again`)
 keeps no ``np.sin(x[i])`` of the value the gradient does not return.
@@ -25,7 +26,7 @@ import ast
 
 from ..rules import raising
 from ..transform.nodes import Comment
-from .tidy_sizes import _len_call, _range_of_one, _size_stmt, _unchanged
+from .tidy_sizes import _len_call, _range_of_one, _unchanged
 from .tidy_walk import _blocks, _count_names, _walk
 
 _NUMBERS = (raising.NUMBER, raising.FLOAT, raising.INT, raising.CNUMBER)
@@ -40,31 +41,48 @@ def mark_in_bounds(fdef, arrays):
     if not arrays or not any(s.__class__ is ast.For for s in fdef.body):
         return
     stores = _count_names(fdef)[0]
-    sizes = {}  # n -> p of a top-level n = len(p) bound once
+    sizes = {}  # n -> (p, axis) of a top-level n = len(p) or n = p.shape[axis] bound once
     for stmt in fdef.body:
-        size = _size_stmt(stmt)
+        size = _axis_size(stmt)
         if size is not None and stores.get(size[0]) == 1:
             sizes[size[0]] = size[1]
-    fixed = None
-    for loop in (n for n in _walk(fdef) if n.__class__ is ast.For):
-        array = _ranged(loop.iter, sizes)
-        if array is None or loop.target.__class__ is not ast.Name or not isinstance(
-                arrays.get(array), raising.Alike):
-            continue
-        index = loop.target.id
-        body = [n for s in loop.body for n in _walk(s)]
-        if any(n.__class__ is ast.Name and n.id == index and n.ctx.__class__ is not ast.Load
-               for n in body):
-            continue
-        if fixed is None:
-            fixed = _unchanged(fdef, stores)
-        if array not in fixed:
-            continue
-        for n in body:
-            if n.__class__ is ast.Subscript and n.ctx.__class__ is ast.Load and (
-                    n.value.__class__ is ast.Name and n.value.id == array) and (
-                    n.slice.__class__ is ast.Name and n.slice.id == index):
-                n.srcad_in_bounds = (array, index)
+    _mark(fdef.body, {}, sizes, arrays, [None, stores, fdef])
+
+
+def _mark(stmts, ranged, sizes, arrays, known):
+    """Mark the reads in ``stmts``; ``ranged``: loop target -> (array, axis) of the loops
+    around; ``known``: [the names nothing changes the length of (made once), the counts, the
+    function]."""
+    for stmt in stmts:
+        if stmt.__class__ is ast.For:
+            inner = ranged
+            size = _ranged(stmt.iter, sizes)
+            if size is not None and stmt.target.__class__ is ast.Name and isinstance(
+                    arrays.get(size[0]), raising.Alike) and not any(
+                    n.__class__ is ast.Name and n.id == stmt.target.id and (
+                        n.ctx.__class__ is not ast.Load) for s in stmt.body for n in _walk(s)):
+                if known[0] is None:
+                    known[0] = _unchanged(known[2], known[1])
+                if size[0] in known[0]:
+                    inner = dict(ranged)
+                    inner[stmt.target.id] = size
+            if inner:
+                for n in (n for s in stmt.body for n in _walk(s)):
+                    if n.__class__ is ast.Subscript and n.ctx.__class__ is ast.Load and (
+                            n.value.__class__ is ast.Name) and _within(n, inner):
+                        n.srcad_in_bounds = (n.value.id, ast.dump(n.slice))
+            _mark(stmt.body, inner, sizes, arrays, known)
+        elif stmt.__class__ in (ast.If, ast.While, ast.With, ast.Try):
+            for field in ("body", "orelse", "finalbody"):
+                _mark(getattr(stmt, field, ()), ranged, sizes, arrays, known)
+
+
+def _within(node, ranged):
+    """Whether every index of ``node`` (``x[i]``, ``x[i, j]``) is a loop target walking the
+    axis of ``x`` it indexes."""
+    parts = node.slice.elts if node.slice.__class__ is ast.Tuple else [node.slice]
+    return all(p.__class__ is ast.Name and ranged.get(p.id) == (node.value.id, k)
+               for k, p in enumerate(parts))
 
 
 def idle_tests(fdef, arrays, safe, fact):
@@ -87,8 +105,8 @@ def in_bounds(node):
     """Whether the ``ast.Subscript`` ``node`` is marked by :func:`mark_in_bounds` (and still
     reads what it read then)."""
     mark = getattr(node, "srcad_in_bounds", None)
-    return mark is not None and node.value.__class__ is ast.Name and (
-        node.slice.__class__ is ast.Name) and mark == (node.value.id, node.slice.id)
+    return mark is not None and node.value.__class__ is ast.Name and mark == (
+        node.value.id, ast.dump(node.slice))
 
 
 def item_fact(node, arrays):
@@ -97,7 +115,8 @@ def item_fact(node, arrays):
     if not isinstance(alike, raising.Alike):
         return raising.UNKNOWN
     ranks = getattr(getattr(arrays, "analysis", None), "ranks", {})
-    if ranks.get(node.value.id) != 1:
+    parts = node.slice.elts if node.slice.__class__ is ast.Tuple else [node.slice]
+    if ranks.get(node.value.id) != len(parts):
         return raising.ARRAY
     if alike.complex:
         return raising.CNUMBER
@@ -107,8 +126,8 @@ def item_fact(node, arrays):
 
 
 def _ranged(node, sizes):
-    """``p`` of ``range(len(p))``, ``range(n)`` with ``n = len(p)`` in ``sizes``, or either
-    reversed; else None."""
+    """``(p, axis)`` of ``range(len(p))``, ``range(p.shape[axis])``, ``range(n)`` with ``n``
+    such a size in ``sizes``, or either reversed; else None."""
     if node.__class__ is ast.Call and node.func.__class__ is ast.Name and (
             node.func.id == "reversed") and len(node.args) == 1 and not node.keywords:
         node = node.args[0]
@@ -117,4 +136,26 @@ def _ranged(node, sizes):
     size = node.args[0]
     if size.__class__ is ast.Name:
         return sizes.get(size.id)
-    return _len_call(size)
+    return _size_of(size)
+
+
+def _size_of(node):
+    """``(p, 0)`` of ``len(p)``, ``(p, k)`` of ``p.shape[k]``, else None."""
+    p = _len_call(node)
+    if p is not None:
+        return p, 0
+    if node.__class__ is ast.Subscript and node.value.__class__ is ast.Attribute and (
+            node.value.attr == "shape") and node.value.value.__class__ is ast.Name and (
+            node.slice.__class__ is ast.Constant) and type(node.slice.value) is int and (
+            node.slice.value >= 0):
+        return node.value.value.id, node.slice.value
+    return None
+
+
+def _axis_size(stmt):
+    """``(n, (p, axis))`` of ``n = len(p)`` or ``n = p.shape[axis]``, else None."""
+    if stmt.__class__ is ast.Assign and len(stmt.targets) == 1 and (
+            stmt.targets[0].__class__ is ast.Name):
+        size = _size_of(stmt.value)
+        return None if size is None else (stmt.targets[0].id, size)
+    return None

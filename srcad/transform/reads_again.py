@@ -11,7 +11,12 @@ whose stack empties loses it.
 A value defined by a statement of the block itself is read again when its expression is
 one of (and any ``t`` it reads is read again too, from the same block, earlier):
 
-* an item or a slice ``a[k]``, ``a[k, j]``, ``a[k:k + 2]`` of a *stable* array ``a``,
+* an item or a slice ``a[k]``, ``a[k, j]``, ``a[k:k + 2]`` of a *stable* array ``a``, each
+  index but a slice the target of a loop walking that axis of ``a`` (``for k in
+  range(len(a))``, ``range(a.shape[1])``, the size assigned at the top level): the forward
+  read cannot fail then, and what only the discarded output made of it goes from the forward
+  sweep (:mod:`srcad.backend.tidy_bounds`); any other item stays saved, since its forward read
+  would stay, with the values made of it,
 * ``k + 1``, ``k - j``, ``2 * k`` ... of Python ints (loop counters, their sums),
 * a comparison ``t > 0.5`` (a branch's flag: tested again rather than saved; measured in
   docs/performance.md),
@@ -82,8 +87,8 @@ def read_again(sweep, backward):
             continue
         stmts, loops = blocks[block_id]
         code, bound = pops[block_id]
-        targets = {loop.target for loop in loops} & bound
-        made = _Remade(stmts, targets, stable, sweep)
+        walked = {loop.target: loop for loop in loops if loop.target in bound}
+        made = _Remade(stmts, walked, stable, sweep)
         again = [n for n in names if made.can(n)]
         if not again:
             continue
@@ -163,8 +168,8 @@ def _pops(code, bound, out):
 class _Remade:
     """Which values of one block can be made again where its backward code starts."""
 
-    def __init__(self, stmts, targets, stable, sweep):
-        self.targets, self.stable, self.sweep = targets, stable, sweep
+    def __init__(self, stmts, walked, stable, sweep):
+        self.targets, self.stable, self.sweep = walked, stable, sweep
         self.defs = {}  # name -> (position, statement) of the block's plain assignments
         for k, s in enumerate(stmts):
             if isinstance(s, ir.Assign) and s.target and not s.effect and isinstance(
@@ -186,19 +191,23 @@ class _Remade:
             array, index = prim.args
             return isinstance(array, ir.Var) and kinds.get(array.name) == ARRAY and (
                 self.stable.array(array.name)) and all(
-                self._operand(v) for v in ir.atoms_in(index)) and self._plain_index(index)
+                self._operand(v) for v in ir.atoms_in(index)) and self._walked(array, index)
         if prim.fn in _INDEX_ARITH and stmt.target in self.sweep.an.ints:
             return all(self._int(a) for a in prim.args)
         if prim.fn in _COMPARE and RETEST_FLAGS and len(prim.args) == 2:
             return all(self._number(a) for a in prim.args)
         return False
 
-    def _plain_index(self, index):
-        """An index of constants, names and slices of them (no array of indices)."""
+    def _walked(self, array, index):
+        """Whether each index of ``array[index]`` but slices is the target of a loop around
+        walking that axis of ``array`` (``for i in range(len(x))``, ``range(x.shape[1])``):
+        the forward sweep's read cannot fail then, so what only the discarded output made of
+        it goes from the forward sweep (``backend/tidy_bounds.py``); any other item stays
+        saved (its forward read would stay, and the value made of it with it)."""
         parts = index.items if isinstance(index, ir.Index) else (index,)
-        return all(isinstance(p, (ir.Var, ir.Slice)) or (
-            isinstance(p, ir.Const) and (p.value is None or type(p.value) is int))
-            for p in parts)
+        return all(isinstance(p, ir.Slice) or isinstance(p, ir.Var) and p.name in (
+            self.targets) and self.stable.axis(self.targets[p.name].iter) == (array.name, k)
+            for k, p in enumerate(parts))
 
     def _int(self, atom):
         if isinstance(atom, ir.Const):
@@ -237,10 +246,31 @@ class _Stable:
     def __init__(self, sweep):
         self.sweep = sweep
         fn = sweep.fn
-        self.top = set(fn.params) | {s.target for s in fn.body if isinstance(s, ir.Assign)
-                                     and s.target and not s.effect}
+        self.defs = {s.target: s.value for s in fn.body if isinstance(s, ir.Assign)
+                     and s.target and not s.effect}  # (the top level's)
+        self.top = set(fn.params) | set(self.defs)
         self.arrays = {}
         self.aliases = None
+
+    def axis(self, walked):
+        """``(p, k)`` of a loop's ``range(n)`` with ``n`` ``len(p)`` or ``p.shape[k]``
+        (assigned at the top level; ``p`` stable), else None."""
+        if not (isinstance(walked, ir.Prim) and walked.fn is range and len(
+                walked.args) == 1 and not walked.kwargs and isinstance(walked.args[0], ir.Var)):
+            return None
+        size = self.defs.get(walked.args[0].name)
+        if not isinstance(size, ir.Prim) or size.kwargs:
+            return None
+        if size.fn is len and len(size.args) == 1 and isinstance(size.args[0], ir.Var):
+            return (size.args[0].name, 0) if self.array(size.args[0].name) else None
+        if size.fn is operator.getitem and isinstance(size.args[0], ir.Var) and isinstance(
+                size.args[1], ir.Const) and type(size.args[1].value) is int:
+            shape = self.defs.get(size.args[0].name)
+            if isinstance(shape, ir.Prim) and isinstance(shape.fn, ir.Attr) and (
+                    shape.fn.name == "shape") and isinstance(shape.args[0], ir.Var) and (
+                    self.array(shape.args[0].name)):
+                return shape.args[0].name, size.args[1].value
+        return None
 
     def name(self, name_):
         kind = self.sweep.an.kinds.get(name_)
