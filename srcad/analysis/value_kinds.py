@@ -111,8 +111,6 @@ class ValueKinds:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
                 return source  # a gradient shaped like its argument: a list for a list
-        if getattr(fn, "__name__", None) == "zeros_array" and family_of(fn) and kinds == [ARRAY]:
-            return ARRAY  # an array's zero gradient
         if _shaped_like_second(fn, prim) and kinds[1] in (ARRAY, SEQ if fn.__name__ ==
                                                           "scatter" else SCALAR):
             return kinds[1]  # a gradient shaped like the primal value indexed or summed

@@ -298,11 +298,10 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         gen.popped = self.popped
         gen.into_parts = self.into_parts
         # a derivative of this code reads its plain form: no variants called, no sparse lists,
-        # no shape guards (their conditional expressions would make it larger and slower), no
-        # writes in place (.owned_writes: out_2 = out_1; out_2[k] = v, read again, refused)
+        # no shape guards (conditional expressions: larger, slower), no writes in place
         gen.parts_called = self.parts_called or self.sparse_used or bool(self.guard_sites) or (
-            partitioned or getattr(self, "operators_written", False)) or bool(
-            getattr(self, "owned_writes", None))
+            partitioned or getattr(self, "operators_written", False) or
+            bool(getattr(self, "owned_writes", None)))
         gen.buffers = {p: self.g(p) for p in self.into}
         gen.keeps = _keeps(self)
         return gen
