@@ -10,7 +10,10 @@ the item is a number differentiated: a gradient srcad gives against central diff
 (writes in an ``if``'s arm and lists, right before, are kept as guards).
 
 Generated: ways in x copies x in-place operators: 3 by default (failing on 1768c050), 30
-under SRCAD_LONG_PROPERTIES=1 (12 failing on 1768c050)."""
+under SRCAD_LONG_PROPERTIES=1 (12 failing on 1768c050). And session 36's false refusal, a
+float item of a copied dict changed by ``op=`` (``e = dict(d); e['s'] += np.sum(x)``): copies
+x operators x items against central differences and autograd, 3 by default, 27 long (all
+refused on 1768c050); an array item stays refused."""
 
 import itertools
 
@@ -55,3 +58,44 @@ def test_item_of_a_copy_changed_in_place(load_module, way, copy, change):
         assert error.lineno is not None and "in place" in str(error)
         return
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+# ---- a float item of a copied dict, changed by op= (session 36's false refusal) -------------
+
+#: a copy of d = {"s": <number>, "t": 2.0}, its "s" changed by op=, both read after
+FLOAT_COPIES = ["dict(d)", "d.copy()", "{**d}"]
+FLOAT_OPS = ["e['s'] += np.sum(x)", "e['s'] *= x[1]", "e['s'] -= x[0] * 2.0"]
+FLOAT_ITEMS = ["np.sum(x) * 1.0", "x[0] * 1.0", "np.sum(x * x) + 0.5"]
+FLOAT_CASES = list(itertools.product(FLOAT_COPIES, FLOAT_OPS, FLOAT_ITEMS))
+FLOAT_CHOSEN = FLOAT_CASES if LONG else FLOAT_CASES[::13]
+
+
+def _float_text(copy, op, item, numpy="numpy"):
+    return (f"import {numpy} as np\n\n\ndef f(x):\n    d = {{'s': {item}, 't': 2.0}}\n"
+            f"    e = {copy}\n    {op}\n    return np.sum(x * e['s']) + d['s'] * e['t']\n")
+
+
+@pytest.mark.parametrize("copy, op, item", FLOAT_CHOSEN)
+def test_float_item_of_a_copied_dict(load_module, copy, op, item):
+    """Refused on 1768c050 ("the item may be an array"): a string key's item was of no known
+    kind, and ``dict(d)``/``{**d}`` were not read as copies holding ``d``'s items."""
+    import autograd
+
+    key = abs(hash((copy, op, item)))
+    f = load_module(f"floats37_{key}", _float_text(copy, op, item)).f
+    twin = load_module(f"floats37_twin_{key}", _float_text(copy, op, item, "autograd.numpy")).f
+    x = np.array([0.3, -0.7])
+    got = srcad.grad(f)(x)
+    np.testing.assert_allclose(got, central(f, (x,), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, autograd.grad(twin)(x), rtol=1e-12, atol=1e-14)
+
+
+def test_array_item_of_a_copied_dict_still_refused():
+    def f(x):
+        d = {"s": np.ones(2), "t": 2.0}
+        e = dict(d)
+        e["s"] += x
+        return np.sum(x * e["s"]) + np.sum(d["s"]) * e["t"]
+
+    with pytest.raises(srcad.SrcadError, match="in place"):
+        srcad.grad(f)(np.array([0.3, -0.7]))

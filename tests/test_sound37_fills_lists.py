@@ -130,10 +130,19 @@ def test_other_places_read_after_still_differentiated():
     def twin(x):
         return np.sum(2.0 * x * x * 3.0)
 
+    def outer(x):  # f a callee: its split's context holds p (refused there by mutant seed 3702)
+        return np.sum(np.tanh(x) * f(x))
+
+    def outer_twin(x):
+        return np.sum(np.tanh(x) * twin(x))
+
     x = np.array([0.3, -0.7])
     got = srcad.grad(f)(x)
     np.testing.assert_allclose(got, central(f, (x,), 0), rtol=1e-6)
     np.testing.assert_allclose(got, autograd.grad(twin)(x), rtol=1e-12)
+    want = autograd.hessian(outer_twin)(x)
+    for mode in ("rev", "fwd"):
+        np.testing.assert_allclose(srcad.hessian(outer, mode=mode)(x), want, rtol=1e-9)
 
 
 # ---- 3. jvp of a function appending into a list it is given --------------------------------

@@ -11,7 +11,7 @@ at what session 36 changed:
 - ``item_lists`` (session 37's finding): lists of lists changed through an item
   (``h[0].append(v)``, ``t = h[0]; t.append(v)``, ``extend``), then read through ``h``,
   and a list popped while its container is read at another place;
-- ``written_args`` (state36's written state, in callees srcad reads): a nested function
+- ``given_writes`` (state36's written state, in callees srcad reads): a nested function
   writing into an array, a dict or a list it is given, or into a closure list, then the
   object read by its caller;
 - ``fill_objects`` (sound36's ``number_values`` on fills): object arrays filled element by
@@ -71,7 +71,7 @@ item_lists = _templated("item_lists", is_num, [
     "_h = {{'a': []}}\n_h['a'].append({v} * 2.0)\n{v} = _h['a'][0] * {v}",
 ])
 
-written_args = _templated("written_args", is_num, [
+given_writes = _templated("given_writes", is_num, [
     "def _fill(_a, _u):\n    for _k in range(_a.shape[0]):\n        _a[_k] = _u * (_k + 1.0)\n"
     "_o = {np}.zeros(3)\n_fill(_o, {np}.sum({v}))\n{v} = {v} * {np}.sum(_o)",
     "def _bump(_d, _u):\n    _d['s'] = _d['s'] + _u\n_d = {{'s': 1.0}}\n"
@@ -90,6 +90,6 @@ fill_objects = _templated("fill_objects", is_vec1, [
     "    _o[_k] = float({v}[_k]) * 2.0\n{v} = {v} + _o[0]",
 ])
 
-NEW = [element_fills, fill_chains, item_lists, written_args, fill_objects]
+NEW = [element_fills, fill_chains, item_lists, given_writes, fill_objects]
 if not any(m.__name__ == "element_fills" for m in mutations.MUTATIONS):
     mutations.MUTATIONS += NEW

@@ -379,7 +379,8 @@ def _items_put(an, prim):
     (``[]``: nothing known): those of its first argument's items (:func:`_same_items`), or
     ``v`` for ``fill(v, ys)`` (``[v] * len(ys)``)."""
     args = prim.args
-    if args and isinstance(args[0], ir.Var) and args[0].name in an.elems and _same_items(prim):
+    if args and isinstance(args[0], ir.Var) and args[0].name in an.elems and (
+            _same_items(prim) or lists.dict_copy(an, prim)):
         return [an.elems[args[0].name]]
     helper = getattr(prim.fn, "__name__", None) if family_of(prim.fn) == "runtime" else None
     if helper in ("added_at", "cleared") and args and isinstance(args[0], ir.Var) and (

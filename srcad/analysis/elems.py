@@ -125,7 +125,7 @@ def assigned(an, stmt, same_items):
         if value.fn is ir.BUILD_TUPLE:
             an.tuple_args[target] = args
         return
-    if same_items(value) and args and isinstance(args[0], ir.Var):
+    if same_items(value) and args and isinstance(args[0], ir.Var) or dict_copy(an, value):
         _follow(an, target, args[0].name)
         return
     if value.fn is range:
@@ -170,6 +170,13 @@ def assigned(an, stmt, same_items):
         else:
             an._put(target, [kind])
         an.listed.add(target)
+
+
+def dict_copy(an, prim):
+    """Whether ``prim`` is ``dict(d)`` (``{**d}``) of a dict ``d``: the same items."""
+    args = prim.args
+    return prim.fn is dict and len(args) == 1 and not prim.kwargs and isinstance(
+        args[0], ir.Var) and is_dict(an, args[0].name)
 
 
 #: srcad's helpers whose list result holds what their list arguments' items are (analyse's

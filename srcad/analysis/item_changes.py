@@ -11,8 +11,10 @@ given is differentiated) and a container the list was read out of (``h``, or ``g
 g[1]``) is read afterwards other than at another constant place (``p[1]`` after ``ys =
 p[0]; ys.pop()`` reads an item the change leaves alone). The rewrite: a new list put back,
 ``h[0] = h[0] + [v]`` (what :mod:`srcad.frontend.lower_groups` writes for a dict's lists).
+Not in srcad's own code read again (a second derivative): the user's code was checked first,
+and the reads srcad adds (a split's context tuple, ``items_at(p, ...)``) are for structure.
 
-Imports ``operator``, :mod:`srcad.core` and :mod:`srcad.runtime`.
+Imports ``operator`` and :mod:`srcad.core`.
 """
 
 from __future__ import annotations
@@ -20,11 +22,6 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..runtime import family_of
-
-#: srcad's helpers reading one argument (at this place) for its structure alone
-_SHAPE_READS = {"items_at": 0, "zeros_like": 0, "zeros_array": 0, "scatter": 1, "fill": 1,
-                "unbroadcast": 1, "shape_of": 0}
 
 
 def refuse(fn, stmt, obj, analysis, live_after, refuse_at, label):
@@ -34,6 +31,9 @@ def refuse(fn, stmt, obj, analysis, live_after, refuse_at, label):
     args = [a for a in stmt.value.args if isinstance(a, ir.Var)]
     if not any(a.name in analysis.varied for a in args):  # (not active: h's reads are not)
         return
+    if hasattr(getattr(fn.source, "func", None), "__srcad_param_kinds__"):
+        return  # srcad's own code read again: the user's was checked (its reads are srcad's:
+        # a split's context tuple holds the container for the backward part's items_at)
     defs = {s.target: s for s in ir.walk(fn.body) if isinstance(s, ir.Assign) and s.target}
     chain, name = [], obj.name
     while name not in {c for c, _, _ in chain}:  # (a cycle: a loop's own names)
@@ -70,22 +70,12 @@ def _apart(fn, container, index, taken):
         if not reads:
             continue
         value = getattr(stmt, "value", None)
-        if len(reads) == 1 and _for_shape(value, container):
-            continue
         if not (len(reads) == 1 and isinstance(stmt, ir.Assign) and isinstance(
                 value, ir.Prim) and value.fn is operator.getitem and len(value.args) == 2 and (
                 value.args[0] == ir.Var(container)) and isinstance(value.args[1], ir.Const)
                 and value.args[1].value != index.value):
             return False
     return True
-
-
-def _for_shape(value, container):
-    """Whether ``value`` is a call of srcad's own helpers reading ``container`` for its
-    structure alone (its gradient code differentiated again: ``items_at(p, (1,), (s,))``)."""
-    at = _SHAPE_READS.get(getattr(getattr(value, "fn", None), "__name__", None))
-    return at is not None and family_of(value.fn) == "runtime" and len(value.args) > at and (
-        value.args[at] == ir.Var(container))
 
 
 def _spelled(index, label):

@@ -167,8 +167,8 @@ class ValueKinds:
                 except TypeError:
                     return ANY
             if isinstance(obj, ir.Var) and not isinstance(index, (ir.Slice, ir.Index)) and (
-                    index is None or self.kind(index) == SCALAR):  # not a slice object
-                return self.elems.get(obj.name, ANY)
+                    index is None or self.kind(index) == SCALAR or _keyed(self, obj, index)):
+                return self.elems.get(obj.name, ANY)  # (a number: not a slice object)
             return SEQ if isinstance(index, ir.Slice) else ANY
         if fn == ir.Method("copy") and len(kinds) == 1 and kinds[0] in (SEQ, ARRAY):
             return kinds[0]  # ys.copy() is a list (srcad writes y_1 = y.copy(); y_1[i] = v)
@@ -386,6 +386,13 @@ class ValueKinds:
         return value.fn in (operator.add, operator.sub, operator.mul, operator.floordiv,
                             operator.mod, operator.neg) and all(self._is_int(a)
                                                                 for a in value.args)
+
+
+def _keyed(an, obj, index):
+    """``d["s"]`` of a dict whose items are certainly all numbers or all arrays (a string key
+    is never a slice object; :func:`.elems.certain`)."""
+    return isinstance(index, ir.Const) and type(index.value) is str and lists.certain(
+        an, obj.name) is not None
 
 
 def _items_of(an, obj):
