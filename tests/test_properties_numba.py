@@ -5,10 +5,10 @@ writes into arrays (in loops and branches, through views, with repeated fancy in
 and keeps lists. Where the Python backend (the reference, itself checked against finite
 differences by tests/test_properties_arrays.py) gives `value_and_grad(f)`, the Numba backend
 must either refuse with a `SrcadError` or give the same value and gradient to 1e-12 (relative)
-and leave the argument as the Python backend (a plain run) leaves it. This watches the Numba backend's own rewrites of the
-generated code (writes in place of `N = N + E`, fused expressions, reused stacks, item writes
-into fresh arrays): a write they put where Python would have made a new array shows up here
-as a different gradient.
+and leave the argument as the Python backend (a plain run) leaves it. This watches the Numba
+backend's own rewrites of the generated code (writes in place of `N = N + E`, fused
+expressions, reused stacks, item writes into fresh arrays): a write they put where Python
+would have made a new array shows up here as a different gradient.
 
 Each program compiles with Numba (a second or more), so CI draws 2 programs (3 before
 session 33); the long run (`SRCAD_LONG_PROPERTIES=1`) draws 300 times
