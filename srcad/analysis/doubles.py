@@ -3,24 +3,38 @@ must-analysis beside :mod:`srcad.analysis.dtypes`.
 
 Python's ``y op= v`` of an array keeps ``y``'s dtype (:mod:`srcad.frontend.augmented_casts`):
 where ``y`` is certainly float64 and ``v`` real, ``y op v`` is float64 already, and no cast is
-written. The code is made for argument kinds, not sizes (a float32 array and a float64 one
-share it), so a parameter is never known here; a name is, when, on every path, it is:
+written. The code is made for argument kinds, and the key tells float64 arrays from other
+floats' (``srcad.backend.keys``): a parameter given float64 arrays, ``np.float64`` numbers
+or lists and tuples of them (:data:`srcad.core.kinds.DOUBLE`) is known; any other name is,
+when, on every path, it is:
 
 * made by ``np.zeros``, ``np.ones``, ``np.empty``, ``np.eye``, ... without ``dtype=`` (float64
   by default), or a float64/complex128 constant array;
 * ``*_like``/``np.copy`` of a double array, or a method keeping its object's dtype (``copy``,
   ``reshape``, ``sum``, ...) of one, or an item or slice of one;
 * arithmetic (an operator, ``-a``) with a double operand whose other operand is double or a
-  Python number (NumPy's weak scalars: ``2``, ``0.5``, ``1j`` do not widen the dtype);
+  Python number (NumPy's weak scalars: ``2``, ``0.5``, ``1j`` do not widen the dtype); a
+  ufunc whose float64 loop gives float64 of such operands; a join (``np.concatenate``,
+  ``np.array``, ...) of a double list or tuple; a reduction of a double array;
+* a list or tuple built of doubles, an item of one, a loop's target over a double value:
+  lists only while no statement may put into a list (any: names share them) an item not
+  certainly double (:func:`_fills_lists`);
+* a callee's result, read from the callee given its double arguments
+  (``Callees.result_double``); a callee's double arguments go into its kinds
+  (:func:`with_doubles`);
 * ``y op= v`` of a double ``y`` (NumPy, and the cast, keep ``y``'s dtype); a merge of
   doubles.
+
+:func:`double_arrays`: those of kind ARRAY, real, not known to be 0-d, where
+:mod:`srcad.backend.float_literals` writes a literal as a float64 constant.
 
 :func:`settle` drops the casts' marks where the cast cannot matter, and keeps a discarded
 ``y op= v`` that may raise (``y`` not known to hold floats, or ``v`` complex) from the dead
 code pass, for every backend.
 
 Imports ``operator``, NumPy, :mod:`srcad.core`, :mod:`srcad.frontend.augmented_casts` and its
-neighbours :mod:`.dtypes` (the makers' tables, the inexact values) and :mod:`.raise_facts`.
+neighbours :mod:`.dtypes` (the makers' tables, the inexact values), :mod:`.raise_facts` and
+:mod:`.user_calls`.
 """
 
 from __future__ import annotations

@@ -56,6 +56,8 @@ def write(fdef, arrays, spelled, helpers):
             continue
         for side, other in (("left", node.right), ("right", node.left)):
             named = _name_of(getattr(node, side))
+            if named == "one" and (node.op.__class__ is ast.Mult or side == "right"):
+                continue  # (x * 1.0: srcad's copy of an array, left as it reads)
             if named is not None and _double(other, arrays, numpy):
                 setattr(node, side, ast.Name(id=spelled.get(named, named), ctx=ast.Load()))
                 helpers.add(named)
