@@ -36,8 +36,7 @@ draws the import graph and fails on a cycle or an upward import):
                                 srcad.aux_calls: has_aux=True's derivatives;
                                 srcad.numba_forms: derivatives called from @numba.njit code;
                                 srcad.written_state: derivatives of functions writing into
-                                what they are given; srcad.written_once: their grad's
-                                body run once)
+                                what they are given)
     srcad.tools                 tape, check, compare, graph, cli (on top of the API)
 
 ``srcad.tape``, ``srcad.check``, ``srcad.compare`` and ``srcad.graph`` name the tool modules,

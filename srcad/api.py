@@ -98,7 +98,7 @@ def value_and_grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=F
 
 def _made(f, wrt, mode, has_aux, backend="python"):
     if writer(f):  # f writes into what it is given: its copy differentiated, f run after
-        return writer(f).made(wrt, mode, has_aux, backend, _made)
+        return writer(f).returning(lambda g: _made(g, wrt, mode, has_aux, backend))
     if mode.endswith("_holomorphic") and (backend != "python" or callable(f) and not
                                           is_transformed(f) and
                                           entry.takes_star_args(entry.target(f))):

@@ -32,12 +32,6 @@ plain run is still once). A derivative of such a derivative (``grad(grad(f))``, 
 of ``grad(f)``) differentiates the inner copy's code and runs ``f`` once
 (``__srcad_state__``).
 
-(session 37) ``grad`` and ``value_and_grad`` run ``f``'s body once per call instead where
-they can (:meth:`State.made`, :mod:`srcad.written_once`: the copy returning its state,
-written back into the caller's objects). A derivative of a function writing into closure
-values holds a lock while the copy's cells are refreshed and read (:func:`_serial`): one
-call at a time across threads.
-
 Refused (:class:`MutationError`, before anything runs), where the copy's values would not be
 Python's: an object the function writes into that is also reachable from another argument, or
 from a global or closure name the function reads (``grad(f)(a, a)``, ``f(x, d)`` with
@@ -46,44 +40,29 @@ drawing random numbers (``np.random``, ``random``; the plain run would draw othe
 cost: the plain run, once per call (a function returning its new state instead, ``return
 loss, new_state``, avoids it).
 
-Imports the standard library, numpy, ``srcad.errors``, ``srcad.written_once`` and
-``srcad.frontend.written_cells``.
+Imports the standard library, numpy, ``srcad.errors`` and ``srcad.frontend.written_cells``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import inspect
-import random
 import sys
-import threading
 import types
 import weakref
 
 import numpy as np
 
-from . import written_once
 from .errors import MutationError, SrcadError
 from .frontend.written_cells import closure_written, params_written
-from .written_once import _watching
 
 _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, types.ModuleType)
 _STATES = weakref.WeakKeyDictionary()  # function -> False: writes nothing (a State: on f)
-#: names of the callables drawing numbers (NumPy's legacy functions and a generator's or
-#: ``random.Random``'s methods; ``np.random``/``random`` themselves are named ``random``),
-#: read exactly (``operand``, ``grand_total`` are no draws): :func:`_draws`
-_SAMPLERS = frozenset({
-    "random", "rand", "randn", "randint", "random_sample", "random_integers", "ranf",
-    "default_rng", "RandomState", "Generator", "normal", "uniform", "choice", "shuffle",
-    "permutation", "permuted", "integers", "standard_normal", "standard_exponential",
-    "standard_gamma", "standard_t", "standard_cauchy", "binomial", "poisson", "exponential",
-    "multivariate_normal", "multinomial", "dirichlet", "lognormal", "rayleigh", "weibull",
-    "geometric", "seed", "gauss", "sample", "randrange", "getrandbits", "triangular",
-    "vonmisesvariate", "betavariate", "expovariate", "gammavariate", "lognormvariate",
-    "normalvariate", "paretovariate", "weibullvariate"})
-_GENERATORS = (np.random.Generator, np.random.RandomState, random.Random)
+#: names of a generator's methods drawing numbers (beside any name holding "rand")
+_SAMPLERS = frozenset({"normal", "uniform", "choice", "shuffle", "permutation", "integers",
+                       "standard_normal", "binomial", "poisson", "exponential",
+                       "multivariate_normal", "dirichlet", "seed", "gauss", "sample"})
 _WATCHED = 2  # the calls of a derivative watched for a plain run of the copy (State.run)
 _DEPTH = 4  # how deep through the functions it calls randomness is looked for
 
@@ -93,9 +72,8 @@ class State:
     differentiates (``pure``: the marked copy, or the inner derivative of such a copy) and
     runs after it."""
 
-    def __init__(self, plain, pure, written, cells=(), derived=False):
+    def __init__(self, plain, pure, written, cells=()):
         self.plain, self.pure, self.written = plain, pure, written
-        self.derived = derived  # pure: a derivative of plain's copy (not the copy itself)
         self.cells = cells  # (the plain function's cell, the copy's cell) of each closure
         self.signature = inspect.signature(plain)  # value written into
         self.watched = 0  # calls watched for a plain run of the copy (_WATCHED)
@@ -107,12 +85,6 @@ class State:
         """``call(pure, args_copied, kwargs_copied)``, then ``plain(*args, **kwargs)`` once;
         what ``call`` returns."""
         kept = self._kept(args, kwargs)
-        with _serial(self):
-            out = self._called(kept, call)
-        self.plain(*args, **kwargs)
-        return out
-
-    def _called(self, kept, call):
         given = self._given(kept, again=False)
         if self.watched >= _WATCHED or sys.getprofile() is not None:  # (a profiler's own)
             out = call(self.pure, *given)
@@ -127,29 +99,20 @@ class State:
                     "other values", **_where(self.plain), hint="return the new state instead "
                     "of changing the argument (return value, new_state), or use another "
                     "transform (jacfwd, grad)")
+        self.plain(*args, **kwargs)
         return out
 
     def later(self, args, kwargs, call):
         """``(plain(*args, **kwargs), then)``, ``then(*more)`` being ``call(pure,
         args_copied, kwargs_copied, *more)`` on copies of what the arguments held before the
         plain run: ``vjp``'s pullback, ``linearize``'s ``f_jvp``, which run ``f`` plainly for
-        its value first (that run is the plain run here: the value is Python's). For a
-        derivative of such a function (``derived``: ``vjp(grad(f), ...)``), the value is
-        ``pure``'s, on copies, then ``plain`` runs (session 37: the value was ``f``'s, not
-        its derivative's: ``vjp(grad(f), 2.0, s)[0]`` gave f(2), a wrong value)."""
+        its value first (that run is the plain run here: the value is Python's)."""
         kept = self._kept(args, kwargs)
 
         def then(*more):
-            with _serial(self):
-                return call(self.pure, *self._given(kept), *more)
+            return call(self.pure, *self._given(kept), *more)
 
-        if not self.derived:
-            return self.plain(*args, **kwargs), then
-        with _serial(self):
-            given = self._given(kept)
-            value = self.pure(*given[0], **given[1])
-        self.plain(*args, **kwargs)
-        return value, then
+        return self.plain(*args, **kwargs), then
 
     def vjp(self, args, wrt, has_aux, vjp, grad):
         """``srcad.vjp(f, *args)`` (``vjp``, ``grad``: srcad's): the plain run's value (and
@@ -170,22 +133,15 @@ class State:
             _refreshed(a, kept, {})
             return pullback(dy)
 
-        return (value, then, out[1]) if has_aux else (value, then)
+        def pullback(dy):
+            return then(dy)
+
+        return (value, pullback, out[1]) if has_aux else (value, pullback)
 
     def jvp(self, primals, tangents, wrt, backend, jvp):
         """``srcad.jvp(f, primals, tangents)`` (``jvp``: srcad's), through :meth:`run`."""
         return self.run(tuple(primals), {}, lambda g, a, k: jvp(g, a, tangents, wrt=wrt,
                                                                 backend=backend))
-
-    def made(self, wrt, mode, has_aux, backend, make):
-        """``grad``/``value_and_grad`` (``make``: srcad.api's ``_made``): the body run once
-        per call where :mod:`srcad.written_once` can, else :meth:`returning`."""
-        if not has_aux and backend == "python" and mode in ("grad", "value_and_grad"):
-            once = written_once.derivative(self, wrt, mode, lambda g, w, m, aux: make(
-                g, w, m, aux, backend))
-            if once is not None:
-                return once
-        return self.returning(lambda g: make(g, wrt, mode, has_aux, backend))
 
     def returning(self, make):
         """The derivative ``make(pure)`` makes, called through :meth:`run`."""
@@ -196,7 +152,7 @@ class State:
             return self.run(args, kwargs, lambda g, a, k: made(*a, **k))
 
         derivative.__wrapped__ = made  # (srcad.source(derivative): made's code, made_of)
-        derivative.__srcad_state__ = State(self.plain, made, self.written, self.cells, True)
+        derivative.__srcad_state__ = State(self.plain, made, self.written, self.cells)
         return derivative
 
     def _kept(self, args, kwargs):
@@ -239,47 +195,23 @@ class State:
         return bound.arguments
 
     def _check(self, arguments):
-        """Refuse a call where what ``plain`` writes into is reached another way (see the
-        module's docstring), or it may draw random numbers. Walked: what it writes into,
-        then only the containers among the other arguments and the globals and closure
-        values its code names (an array: its memory's base looked up)."""
+        where = _where(self.plain)
         if self.draws is None:
             self.draws = _draws(self.plain, 0, set())
-        if self.draws or any(isinstance(v, _GENERATORS) for v in arguments.values()):
+        if self.draws:
             raise MutationError(
                 f"{_name(self.plain)} changes what it is given ({_names(self)}) and draws "
                 "random numbers: srcad runs it plainly after its derivative, to leave the "
-                "caller's objects as it would, and that run would draw other numbers",
-                **_where(self.plain), hint="draw the numbers outside and pass them, or return "
-                "the new state (return value, new_state) instead of changing the argument")
+                "caller's objects as it would, and that run would draw other numbers", **where,
+                hint="draw the numbers outside and pass them, or return the new state (return "
+                "value, new_state) instead of changing the argument")
         seen = {}
         mine = {id(theirs) for theirs, _ in self.cells}
-        free = [(f"the global (or closure) value {name}", value, cell is not None and id(
-            cell) in mine) for name, value, cell in _free_values(self.plain)]
-        for name in self.written:
-            if name in arguments:
-                _reach(arguments[name], name, seen, True, self.plain)
-        for path, value, written in free:
-            if written:
-                _reach(value, path, seen, True, self.plain)
-        if not seen:
-            return
         for name, value in arguments.items():
-            if name not in self.written:
-                _reach(value, name, seen, False, self.plain)
-        for path, value, written in free:
-            if not written:
-                _reach(value, path, seen, False, self.plain)
-
-
-#: held while a derivative of a function writing into closure values runs: the copy's
-#: cells, refreshed per call (State._given), are one for every thread
-_CELLS_LOCK = threading.RLock()
-
-
-def _serial(state):
-    """:data:`_CELLS_LOCK` where ``state``'s copy has cells of its own, else nothing held."""
-    return _CELLS_LOCK if state.cells else contextlib.nullcontext()
+            _reach(value, name, seen, name in self.written, self.plain, where)
+        for name, value, cell in _free_values(self.plain):
+            _reach(value, f"the global (or closure) value {name}", seen, id(cell) in mine,
+                   self.plain, where)
 
 
 def _scaled(tree, dy):
@@ -379,35 +311,49 @@ def _copied(value, memo):
     return out
 
 
-def _reach(value, path, seen, written, f, depth=0):
-    """Record the objects ``value`` (what ``f`` writes into: ``written``) is or holds
-    (``seen``: key -> path); refuse one reached again (see the module's docstring). Not
-    ``written``: only looked up (called after every written object is recorded)."""
+def _watching(code, call):
+    """``(call(), whether the code object ``code`` ran meanwhile)`` (``sys.setprofile``)."""
+    ran = []
+
+    def seen(frame, event, arg):
+        if event == "call" and frame.f_code is code:
+            ran.append(True)
+
+    sys.setprofile(seen)
+    try:
+        out = call()
+    finally:
+        sys.setprofile(None)
+    return out, bool(ran)
+
+
+def _reach(value, path, seen, written, f, where, depth=0):
+    """Record the objects ``value`` is or holds (``seen``: key -> (path, written)); refuse
+    one of an argument ``f`` writes into reached again (see the module's docstring)."""
     if isinstance(value, np.ndarray):
         base = value
         while isinstance(base.base, np.ndarray):
             base = base.base
-        key = ("memory", id(base))
-    elif isinstance(value, (dict, list)):
-        key = ("object", id(value))
-    elif isinstance(value, tuple) and depth < 8:
-        key = None
+        keys = [("memory", id(base))]
+    elif isinstance(value, (dict, list)) or (isinstance(value, tuple) and depth < 8):
+        keys = [("object", id(value))] if not isinstance(value, tuple) else []
     else:
         return
-    if key is not None:
-        if key in seen:
+    for key in keys:
+        if key in seen and (written or seen[key][1]):
+            first = seen[key][0]
             raise MutationError(
                 f"{_name(f)} changes what it is given in place, and what it changes is also "
-                f"reached through {path} and {seen[key]} (the same object, or sharing "
-                "memory): srcad differentiates it on copies of the objects it changes, where "
-                "Python changes both", **_where(f),
+                f"reached through {path} and {first} (the same object, or sharing memory): "
+                "srcad differentiates it on copies of the objects it changes, where Python "
+                "changes both", **where,
                 hint="pass a copy for one of them (write .copy() after it): each object the "
                 "function changes reached through one argument alone")
-        if written:
-            seen[key] = path
-    if key is None or key[0] == "object":
-        for item in value.values() if isinstance(value, dict) else value:
-            _reach(item, path, seen, written, f, depth + 1)
+        seen.setdefault(key, (path, written))
+    items = value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else ()
+    for item in items:
+        _reach(item, path, seen, written, f, where, depth + 1)
 
 
 def _free_values(f):
@@ -437,26 +383,11 @@ def _draws(f, depth, done):
         return False
     done.add(id(f))
     for code in _codes(f.__code__):
-        if any(n in _SAMPLERS for n in code.co_names):
+        if any("rand" in n or n in _SAMPLERS for n in code.co_names):
             return True
-    values = [v for _, v, _ in _free_values(f)]
-    if any(_random_object(v) for v in values):  # (from numpy.random import normal as nrm)
-        return True
-    return any(_draws(v, depth + 1, done) for v in values
+    return any(_draws(v, depth + 1, done) for _, v, _ in _free_values(f)
                if isinstance(v, types.FunctionType) and
                getattr(v, "__module__", None) == f.__module__)
-
-
-def _random_object(value):
-    """Whether ``value`` is a module, a generator or a function drawing random numbers."""
-    if isinstance(value, _GENERATORS):
-        return True
-    if isinstance(value, types.ModuleType):
-        return value is random or value is np.random
-    module = getattr(value, "__module__", None) or ""
-    owner = getattr(value, "__self__", None)
-    return callable(value) and (module == "random" or module.startswith("numpy.random") or
-                                isinstance(owner, _GENERATORS))
 
 
 def _names(state):
@@ -474,11 +405,7 @@ def mode_for(g, mode):
 
 def made_of(g):
     """``g``, or for a derivative made here (:meth:`State.returning`), the derivative of the
-    copy it calls (what ``srcad.source`` shows), or of the copy returning its state
-    (:mod:`srcad.written_once`) where that is what runs."""
-    once = getattr(g, "__srcad_once__", None)
-    if once is not None:
-        return once
+    copy it calls (what ``srcad.source`` shows)."""
     state = getattr(g, "__srcad_state__", None)
     return state.pure if isinstance(state, State) else g
 

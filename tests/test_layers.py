@@ -25,7 +25,7 @@ LAYERS = [
     "srcad.backend",
     "srcad.pipeline",
     "srcad.extend_autograd",
-    ("srcad.written_state", "srcad.written_once"),
+    "srcad.written_state",
     ("srcad.specialise", "srcad.checks", "srcad.fast_checks", "srcad.fast_calls",
      "srcad.aux_calls", "srcad.api",
      "srcad.jacobians_standard", "srcad.jacobian_leaves", "srcad.jacobians_batched",
