@@ -72,8 +72,9 @@ class State:
     differentiates (``pure``: the marked copy, or the inner derivative of such a copy) and
     runs after it."""
 
-    def __init__(self, plain, pure, written, cells=()):
+    def __init__(self, plain, pure, written, cells=(), derived=False):
         self.plain, self.pure, self.written = plain, pure, written
+        self.derived = derived  # pure: a derivative of plain's copy (not the copy itself)
         self.cells = cells  # (the plain function's cell, the copy's cell) of each closure
         self.signature = inspect.signature(plain)  # value written into
         self.watched = 0  # calls watched for a plain run of the copy (_WATCHED)
@@ -106,13 +107,21 @@ class State:
         """``(plain(*args, **kwargs), then)``, ``then(*more)`` being ``call(pure,
         args_copied, kwargs_copied, *more)`` on copies of what the arguments held before the
         plain run: ``vjp``'s pullback, ``linearize``'s ``f_jvp``, which run ``f`` plainly for
-        its value first (that run is the plain run here: the value is Python's)."""
+        its value first (that run is the plain run here: the value is Python's). For a
+        derivative of such a function (``derived``: ``vjp(grad(f), ...)``), the value is
+        ``pure``'s, on copies, then ``plain`` runs (session 37: the value was ``f``'s, not
+        its derivative's: ``vjp(grad(f), 2.0, s)[0]`` gave f(2), a wrong value)."""
         kept = self._kept(args, kwargs)
 
         def then(*more):
             return call(self.pure, *self._given(kept), *more)
 
-        return self.plain(*args, **kwargs), then
+        if not self.derived:
+            return self.plain(*args, **kwargs), then
+        given = self._given(kept)
+        value = self.pure(*given[0], **given[1])
+        self.plain(*args, **kwargs)
+        return value, then
 
     def vjp(self, args, wrt, has_aux, vjp, grad):
         """``srcad.vjp(f, *args)`` (``vjp``, ``grad``: srcad's): the plain run's value (and
@@ -152,7 +161,7 @@ class State:
             return self.run(args, kwargs, lambda g, a, k: made(*a, **k))
 
         derivative.__wrapped__ = made  # (srcad.source(derivative): made's code, made_of)
-        derivative.__srcad_state__ = State(self.plain, made, self.written, self.cells)
+        derivative.__srcad_state__ = State(self.plain, made, self.written, self.cells, True)
         return derivative
 
     def _kept(self, args, kwargs):
