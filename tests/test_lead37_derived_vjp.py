@@ -12,10 +12,9 @@ import copy
 
 import numpy as np
 import pytest
+from twin_checks import central
 
 import srcad
-
-from twin_checks import central
 
 
 def counted(x, s):
