@@ -49,6 +49,10 @@ def spelled(helper_of, cells):
     ``y += v`` carrying the cast into ``y``'s array where it may."""
     found = dict(helper_of)
     for name, cell in dict(cells or {}).items():
-        if getattr(cell, "cell_contents", None) is kept_dtype:
+        try:
+            held = cell.cell_contents
+        except (AttributeError, ValueError):  # (not a cell; a cell not filled yet: recursion)
+            continue
+        if held is kept_dtype:
             found[name] = "kept_dtype"
     return found
