@@ -123,8 +123,9 @@ TEXT = {
     neighbours: ([], []),
     pairs_until: ([], []),
     mean_of: (["dx = 1.0 / n"], [r"np\.full\(np\.shape\(x\), 1\.0 / n\)"]),
-    squares_by_index: (["t_1"], [r"stack\.append\(\(i, t\)\)"]),
-    skip_negatives: (["= not ", "t_2"], [r"if not skip_1:"]),
+    # (saves37) items of an array nothing changes are read again, not saved
+    squares_by_index: (["t_1", "stack"], [r"dx\[i\] \+= x\[i\]"]),
+    skip_negatives: (["t_3", "stack.append(t"], [r"dx\[i\] \+= 2\.0 \* x\[i\]"]),
     break_and_continue: (["= not ", "t_2"], [r"if not broke_1:"]),
     first_big: (["= not ", "returned_1 = True", "returned_1 = t"], [r"if not returned_1:"]),
     product_until: (["returned_1 = True", "returned_1 = False"], []),
@@ -208,7 +209,9 @@ def test_a_sum_only_its_own_loop_reads_is_not_computed(n):
 
 def test_an_item_read_twice_in_a_loop_is_read_and_saved_once():
     text = srcad.source(srcad.grad(squares_or_negations), np.array([0.5, -1.0]))
-    assert sum(line.strip().endswith("= x[i]") for line in text.splitlines()) == 1, text
+    # read once where it is saved, or (saves37: x changed by nothing) read again, not saved
+    assert sum(line.strip().endswith("= x[i]") for line in text.splitlines()) <= 1, text
+    assert "stack" not in text, text
 
 
 def rows_until(m):
