@@ -32,6 +32,12 @@ from tests.test_fills36_owned_writes import (
     RECURRENCE,
     _torch_text,
 )
+from tests.test_fills36_owned_writes import (
+    ROWS_FILLED as ROWS,
+)
+from tests.test_fills36_owned_writes import (
+    SAVED_PER_STEP as READ_BEFORE,
+)
 from tests.twin_checks import central
 
 # the value's memory new, its tangent the caller's (``out = x + 1.0``: ``dout = dx``)
@@ -66,18 +72,8 @@ def f(x, w):
         s = s + np.sum(old * w)
     return s + np.sum(out)
 """
-# an array read before its write in each step (forward mode keeps nothing: in place; its
-# tangent dw, np.zeros(n) + w's, the caller's: copied)
-READ_BEFORE = """
-def f(x, w):
-    n = x.shape[0]
-    out = np.zeros(n) + w
-    s = 0.0
-    for k in range(n):
-        s = s + np.sum(out * out) * w[k]
-        out[k] = x[k] * s
-    return s
-"""
+# READ_BEFORE (fills36's SAVED_PER_STEP): an array read before its write in each step (forward
+# mode keeps nothing: in place; its tangent dw, np.zeros(n) + w's, the caller's: copied)
 # a copy's tangent (``dout = dx.copy()``) written in place; x and dx the caller's, unchanged
 COPIED = """
 def f(x, w):
@@ -164,14 +160,6 @@ def test_hessian_of_fills(load_module, program):
                                atol=1e-11)
 
 
-ROWS = """
-def f(x, w):
-    n = x.shape[0]
-    out = np.zeros((n, n))
-    for k in range(n):
-        out[k, :] = x[k] * w
-    return np.sum(out * out)
-"""
 COLUMNS = """
 def f(x, w):
     n = x.shape[0]
